@@ -1,0 +1,130 @@
+/* call.c: ltap_call (lua_pcall with a traceback) and the SIGINT machinery.
+ *
+ * SIGINT and SIGTERM get a real handler, not a signalfd: a signalfd cannot
+ * interrupt a Lua handler stuck in a loop. The handler only sets flags, wakes
+ * the loop and installs a count hook (lua_sethook is async-signal-safe, as
+ * lua.c's laction relies on). The hook interrupts a handler that is still in
+ * the same call half a second after the first SIGINT, or at once after the
+ * second, and keeps raising on every few instructions so a pcall in the
+ * script cannot swallow the interruption. */
+#include "ctx.h"
+
+#include "log.h"
+
+#include <lauxlib.h>
+#include <signal.h>
+#include <string.h>
+
+#define INTERRUPT_GRACE 500000000ull /* ns a running handler may finish in */
+
+/* The one C global: a signal handler has no other way to find the run. */
+static struct ltap_ctx *signal_ctx;
+
+static int call_msghandler(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (msg == NULL) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
+{
+	struct ltap_ctx *ctx = signal_ctx;
+	(void)ar;
+
+	if (!ctx)
+		return;
+	if (ctx->interrupted || ctx->sigints > 1 ||
+	    (ctx->in_call && ctx->call_seq == ctx->sig_call_seq &&
+	     ltap_now() - ctx->sig_time > INTERRUPT_GRACE)) {
+		ctx->interrupted = 1;
+		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
+		luaL_error(L, "interrupted by SIGINT: the handler did not return");
+	}
+	if (!ctx->in_call || ctx->call_seq != ctx->sig_call_seq)
+		lua_sethook(L, NULL, 0, 0);
+}
+
+static void call_on_signal(int sig)
+{
+	struct ltap_ctx *ctx = signal_ctx;
+	(void)sig;
+
+	if (!ctx)
+		return;
+	ctx->sigints++;
+	if (ctx->sigints == 1) {
+		ctx->sig_time = ltap_now();
+		ctx->sig_call_seq = ctx->call_seq;
+	}
+	if (ctx->loop) {
+		if (ctx->sigints > 1)
+			ltap_loop_halt(ctx->loop);
+		else
+			ltap_loop_stop(ctx->loop);
+	}
+	if (ctx->in_call)
+		lua_sethook(ctx->L, call_interrupt_hook, LUA_MASKCOUNT, 1000);
+}
+
+void ltap_signals_install(struct ltap_ctx *ctx)
+{
+	struct sigaction sa;
+
+	signal_ctx = ctx;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = call_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void ltap_signals_restore(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal_ctx = NULL;
+}
+
+int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
+{
+	lua_State *L = ctx->L;
+	int st;
+
+	ctx->call_seq++;
+	ctx->in_call = 1;
+	/* a SIGINT that came between calls still has to reach a runaway handler */
+	if (ctx->sigints > 1)
+		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
+	st = lua_pcall(L, nargs, nres, ctx->msgh_slot);
+	ctx->in_call = 0;
+	if (st == LUA_OK)
+		return 0;
+	ltap_err("%s", lua_tostring(L, -1));
+	lua_pop(L, 1);
+	if (ctx->interrupted) {
+		/* the user stopped a runaway handler: end hooks still run */
+		lua_sethook(L, NULL, 0, 0);
+		ctx->interrupted = 0;
+		ctx->was_interrupted = 1;
+	} else {
+		ctx->failed = 1;
+	}
+	if (ctx->loop)
+		ltap_loop_halt(ctx->loop);
+	return -1;
+}
+
+int ltap_push_msghandler(lua_State *L)
+{
+	lua_pushcfunction(L, call_msghandler);
+	return lua_gettop(L);
+}

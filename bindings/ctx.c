@@ -1,0 +1,298 @@
+/* ctx.c: a run from start to end: the Lua state, the load phase, then attach,
+ * loop, final drain, end hooks and a clean kernel on every path. */
+#include "ctx.h"
+
+#include "catalog.h"
+#include "instance.h"
+#include "log.h"
+#include "proc.h"
+#include "src_tracepoint.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
+#define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
+
+struct ltap_ctx *ltap_ctx_get(lua_State *L)
+{
+	struct ltap_ctx *ctx;
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.ctx");
+	ctx = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return ctx;
+}
+
+struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
+{
+	struct ltap_ctx *ctx = calloc(1, sizeof *ctx);
+	lua_State *L;
+
+	if (!ctx)
+		return NULL;
+	ctx->opt = *opt;
+	ctx->probes_tail = &ctx->probes;
+	ctx->child.gate_fd = ctx->child.err_fd = -1;
+	ctx->proc = ltap_proc_new();
+	ctx->cat = ltap_catalog_open();
+	ctx->L = L = luaL_newstate();
+	if (!ctx->proc || !ctx->cat || !L) {
+		ltap_ctx_free(ctx);
+		return NULL;
+	}
+	luaL_openlibs(L);
+	lua_pushlightuserdata(L, ctx);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.ctx");
+	lua_newtable(L);
+	lua_pushboolean(L, 1);
+	lua_setfield(L, -2, "live");
+	lua_pushliteral(L, "0.1");
+	lua_setfield(L, -2, "version");
+	lua_setglobal(L, "ltap");
+	ltap_open_embedded(L);
+	ltap_open_probe(L);
+	ltap_open_timer(L);
+	ltap_open_event(L, ctx);
+
+	/* fixed slots: the per-event path reaches them without lookups */
+	lua_settop(L, 0);
+	ctx->msgh_slot = ltap_push_msghandler(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
+	ctx->handlers_slot = lua_gettop(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	ctx->timers_slot = lua_gettop(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
+	ctx->event_slot = lua_gettop(L);
+	ltap_signals_install(ctx);
+
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "ltap.prelude");
+	if (ltap_call(ctx, 1, 0) != 0) {
+		ltap_ctx_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+void ltap_ctx_free(struct ltap_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	ltap_signals_restore();
+	if (ctx->L)
+		lua_close(ctx->L);
+	ltap_probes_free(ctx);
+	ltap_tpsrc_close(ctx->src);
+	ltap_instance_close(ctx->inst);
+	ltap_loop_free(ctx->loop);
+	ltap_catalog_close(ctx->cat);
+	ltap_proc_free(ctx->proc);
+	free(ctx);
+}
+
+int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char *chunkname,
+		  int argc, char **argv, const char *arg0)
+{
+	lua_State *L = ctx->L;
+
+	/* arg as lua.c makes it: arg[0] the script, arg[1..] its arguments */
+	lua_createtable(L, argc, 1);
+	lua_pushstring(L, arg0);
+	lua_rawseti(L, -2, 0);
+	for (int i = 0; i < argc; i++) {
+		lua_pushstring(L, argv[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setglobal(L, "arg");
+	if (luaL_loadbuffer(L, code, len, chunkname) != LUA_OK) {
+		ltap_err("%s", lua_tostring(L, -1));
+		lua_pop(L, 1);
+		return -1;
+	}
+	for (int i = 0; i < argc; i++)
+		lua_pushstring(L, argv[i]);
+	return ltap_call(ctx, argc, 0);
+}
+
+static void ctx_child(void *ud)
+{
+	struct ltap_ctx *ctx = ud;
+	if (ctx->have_child && ltap_target_reap(&ctx->child))
+		ltap_loop_stop(ctx->loop);
+}
+
+static int ctx_targets(struct ltap_ctx *ctx)
+{
+	pid_t *tids = NULL;
+	int n = 0, e;
+
+	if (ctx->opt.pid) {
+		e = ltap_target_threads(ctx->opt.pid, &tids, &n);
+		if (e) {
+			ltap_err("target: -p %d: %s", (int)ctx->opt.pid,
+				 e == -ESRCH ? "no such process" : strerror(-e));
+			return -1;
+		}
+		e = ltap_instance_set_pids(ctx->inst, tids, n);
+		free(tids);
+		if (e)
+			return -1;
+	}
+	if (ctx->opt.command) {
+		e = ltap_target_spawn(ctx->opt.command, &ctx->child);
+		if (e) {
+			ltap_err("target: cannot start '%s': %s", ctx->opt.command, strerror(-e));
+			return -1;
+		}
+		ctx->have_child = 1;
+		if (ltap_instance_set_pids(ctx->inst, &ctx->child.pid, 1))
+			return -1;
+	}
+	return 0;
+}
+
+static int ctx_attach(struct ltap_ctx *ctx)
+{
+	static const struct ltap_loop_hooks hooks = {
+		.event = ltap_dispatch_event,
+		.timer = ltap_dispatch_timer,
+		.child = ctx_child,
+	};
+	struct ltap_loop_hooks h = hooks;
+	struct ltap_stream **ss;
+	int n;
+
+	h.ud = ctx;
+	if (ctx->opt.pid && kill(ctx->opt.pid, 0) < 0 && errno == ESRCH) {
+		ltap_err("target: -p %d: no such process", (int)ctx->opt.pid);
+		return -1;
+	}
+	ctx->loop = ltap_loop_new(&h);
+	if (!ctx->loop)
+		return -1;
+	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
+	ltap_instance_reap_stale();
+	ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
+	if (!ctx->inst)
+		return -1;
+	if (ctx_targets(ctx) || ltap_probes_attach(ctx))
+		return -1;
+	ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES);
+	if (!ctx->src)
+		return -1;
+	n = ltap_tpsrc_streams(ctx->src, &ss);
+	for (int i = 0; i < n; i++)
+		if (ltap_loop_add_stream(ctx->loop, ss[i]))
+			return -1;
+	ctx->start_time = ltap_now();
+	ctx->trace_now = ctx->start_time;
+	if (ltap_timers_attach(ctx))
+		return -1;
+	if (ltap_instance_tracing(ctx->inst, 1)) {
+		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(ctx->inst),
+			 strerror(errno));
+		return -1;
+	}
+	ctx->running = 1;
+	lua_getglobal(ctx->L, "ltap");
+	lua_pushinteger(ctx->L, ctx->have_child ? ctx->child.pid : ctx->opt.pid);
+	lua_setfield(ctx->L, -2, "target");
+	lua_pop(ctx->L, 1);
+	return 0;
+}
+
+static void ctx_report_lost(struct ltap_ctx *ctx)
+{
+	struct ltap_stream **ss;
+	int n = ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0;
+	uint64_t total = 0;
+	char per[1024] = "";
+
+	for (int i = 0; i < n; i++) {
+		uint64_t d = ltap_tpsrc_dropped(ctx->src, i);
+		ss[i]->lost = d;
+		if (d) {
+			size_t used = strlen(per);
+			snprintf(per + used, sizeof per - used, "%scpu%d %llu", total ? ", " : "", ss[i]->cpu,
+				 (unsigned long long)d);
+		}
+		total += d;
+	}
+	if (total)
+		ltap_warn("lost %llu events (%s): the ring was full; try a larger -b",
+			  (unsigned long long)total, per);
+}
+
+static void ctx_end_child(struct ltap_ctx *ctx)
+{
+	if (!ctx->have_child)
+		return;
+	if (ctx->child.gate_fd >= 0 || !ltap_target_reap(&ctx->child)) {
+		/* the run ended first (-d, SIGINT, exit()): the command goes with it */
+		if (!ctx->child.exited && ctx->child.gate_fd < 0) {
+			kill(ctx->child.pid, SIGTERM);
+			for (int i = 0; i < 100 && !ltap_target_reap(&ctx->child); i++)
+				usleep(10000);
+		}
+		ltap_target_abort(&ctx->child);
+		return;
+	}
+	if (WIFEXITED(ctx->child.status))
+		ltap_info("command exited with status %d", WEXITSTATUS(ctx->child.status));
+	else if (WIFSIGNALED(ctx->child.status))
+		ltap_info("command killed by signal %d (%s)", WTERMSIG(ctx->child.status),
+			  strsignal(WTERMSIG(ctx->child.status)));
+}
+
+int ltap_ctx_run(struct ltap_ctx *ctx)
+{
+	uint64_t t0 = ltap_now();
+	int code = 0;
+
+	if (ctx_attach(ctx)) {
+		code = 1;
+		goto out;
+	}
+	if (ctx->opt.verbose)
+		ltap_info("attached in %.1f ms", (double)(ltap_now() - t0) / 1e6);
+	if (ctx->have_child) {
+		int e = ltap_target_release(&ctx->child);
+		if (e) {
+			ltap_err("target: cannot run '%s': %s", ctx->opt.command, strerror(-e));
+			code = 127;
+			goto out;
+		}
+	}
+	ltap_run_hooks(ctx, "ltap.begin");
+	ctx_child(ctx); /* a command that already ended */
+	if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
+		ctx->failed = 1;
+	ltap_instance_tracing(ctx->inst, 0);
+	if (!ctx->failed && ctx->sigints < 2)
+		ltap_loop_finish(ctx->loop, ctx->stop_at ? ctx->stop_at : ltap_now());
+	ctx_report_lost(ctx);
+	if (!ctx->failed && ctx->sigints < 2)
+		ltap_run_hooks(ctx, "ltap.finish");
+	fflush(stdout);
+	if (ctx->failed || ctx->was_interrupted)
+		code = 1;
+	else if (ctx->sigints >= 2)
+		code = 130;
+	else if (ctx->exit_called)
+		code = ctx->exit_code;
+out:
+	ctx->running = 0;
+	ctx_end_child(ctx);
+	/* kernel state first: fds on the instance, then the instance itself */
+	ltap_tpsrc_close(ctx->src);
+	ctx->src = NULL;
+	ltap_instance_close(ctx->inst);
+	ctx->inst = NULL;
+	return code;
+}

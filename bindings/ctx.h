@@ -1,0 +1,134 @@
+/* ctx.h: the one context of a run, kept in the Lua registry. Bindings reach it
+ * with ltap_ctx_get(L); there are no C globals except the signal hand-off. */
+#ifndef LTAP_CTX_H
+#define LTAP_CTX_H
+
+#include "loop.h"
+#include "target.h"
+
+#include <lua.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tep_event;
+struct tep_format_field;
+struct tep_event_filter;
+
+/* One probe() declaration. */
+struct ltap_probe {
+	struct ltap_probe *next;      /* all probes, in declaration order */
+	struct ltap_probe *next_same; /* probes of the same event */
+	struct ltap_evdesc *desc;
+	char *filter;                 /* ftrace filter text, or NULL */
+	struct tep_event_filter *ufilter; /* user-space copy when the event is shared */
+	int handler;                  /* index in the handlers table */
+	char where[128];              /* "file:line:" of the declaration */
+};
+
+/* Everything known about one event id, reached by array index per event. */
+struct ltap_evdesc {
+	struct tep_event *ev;
+	int id;
+	int fields_ref;   /* registry ref: name -> field code */
+	int name_ref;     /* registry ref: "sys:name" string */
+	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
+	int nfields;
+	struct tep_format_field *common_pid;
+	struct ltap_probe *probes;
+	int task_kind;    /* TASK_* when ltap follows names through this event */
+	struct tep_format_field *task_pid, *task_comm, *task_flags;
+};
+
+enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC };
+
+/* The event object handed to handlers; one, reused for every event. */
+struct ltap_event_ud {
+	struct ltap_ctx *ctx;
+	struct ltap_evdesc *desc;
+	const struct ltap_rec *rec; /* NULL outside a handler */
+};
+
+struct ltap_options {
+	const char *command;     /* -c */
+	pid_t pid;               /* -p, 0 for system-wide */
+	uint64_t duration;       /* -d in ns, 0 for none */
+	size_t buffer_kb;        /* per-CPU ring size */
+	int ordered;
+	int verbose;
+};
+
+struct ltap_ctx {
+	lua_State *L;
+	struct ltap_options opt;
+	struct ltap_catalog *cat;
+	struct ltap_instance *inst;
+	struct ltap_tpsrc *src;
+	struct ltap_loop *loop;
+	struct ltap_proc *proc;
+	struct ltap_child child;
+	int have_child;
+
+	struct ltap_evdesc **by_id;
+	int nids;
+	struct ltap_probe *probes, **probes_tail;
+	int nprobes;
+	int ntimers;
+
+	/* fixed stack slots of the run phase */
+	int msgh_slot, handlers_slot, timers_slot, event_slot;
+	struct ltap_event_ud *event;
+
+	uint64_t start_time, trace_now, stop_at;
+	int running;        /* in the run phase: timers are relative to trace_now */
+	int failed;         /* a script error ended the run */
+	int exit_called, exit_code;
+
+	/* signal state, written by the SIGINT handler */
+	volatile int sigints;
+	volatile uint64_t sig_time;
+	volatile unsigned sig_call_seq;
+	unsigned call_seq;
+	int in_call;
+	int interrupted;
+	int was_interrupted; /* a handler was stopped by SIGINT */
+};
+
+#define LTAP_TIMER_DURATION (-1)
+
+struct ltap_ctx *ltap_ctx_get(lua_State *L);
+
+/* Creates the Lua state with the stdlib and ltap's functions. */
+struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt);
+void ltap_ctx_free(struct ltap_ctx *ctx);
+/* Loads and runs a chunk (the load phase: it only declares). 0 or -1. */
+int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char *chunkname,
+		  int argc, char **argv, const char *arg0);
+/* Attaches, runs to the end, runs end hooks, detaches. Returns the exit code. */
+int ltap_ctx_run(struct ltap_ctx *ctx);
+
+/* call.c: every handler, timer and hook goes through here. */
+int ltap_call(struct ltap_ctx *ctx, int nargs, int nres);
+/* pushes the traceback message handler; returns its stack index */
+int ltap_push_msghandler(lua_State *L);
+void ltap_signals_install(struct ltap_ctx *ctx);
+void ltap_signals_restore(void);
+
+/* probe.c */
+void ltap_open_probe(lua_State *L);
+int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
+int ltap_probes_attach(struct ltap_ctx *ctx);
+void ltap_probes_free(struct ltap_ctx *ctx);
+/* event.c */
+void ltap_open_event(lua_State *L, struct ltap_ctx *ctx);
+int ltap_event_fields_table(lua_State *L, struct ltap_evdesc *d);
+void ltap_event_forget_comm(lua_State *L, int tid);
+/* timer.c */
+void ltap_open_timer(lua_State *L);
+int ltap_dispatch_timer(void *ud, int id, uint64_t at);
+int ltap_timers_attach(struct ltap_ctx *ctx);
+/* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
+int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* embedded.c */
+void ltap_open_embedded(lua_State *L);
+
+#endif

@@ -1,0 +1,249 @@
+/* event.c: the "ltap.event" type. One userdata is reused for every event and
+ * points at the raw bytes in the ring (zero copy); fields are read through
+ * tep_format_field pointers resolved once per event type. Outside a handler
+ * the object refuses to read ("attempt to use an event outside its handler"). */
+#include "ctx.h"
+
+#include "catalog.h"
+#include "proc.h"
+
+#include <event-parse.h>
+#include <lauxlib.h>
+#include <string.h>
+
+#define EVENT_MT "ltap.event"
+
+enum {
+	F_NAME = -1, F_PID = -2, F_TID = -3, F_COMM = -4, F_CPU = -5, F_TIME = -6,
+	F_COPY = -7,
+};
+
+static const struct { const char *name; int code; } event_common[] = {
+	{"name", F_NAME}, {"pid", F_PID}, {"tid", F_TID}, {"comm", F_COMM},
+	{"cpu", F_CPU}, {"time", F_TIME}, {"copy", F_COPY},
+};
+
+/* The metatable is hidden behind __metatable, so only the event object itself
+ * reaches these functions: no registry lookup per field access. */
+static struct ltap_event_ud *event_check(lua_State *L)
+{
+	struct ltap_event_ud *e = lua_touserdata(L, 1);
+	if (!e)
+		luaL_typeerror(L, 1, EVENT_MT);
+	if (!e->rec)
+		luaL_error(L, "attempt to use an event outside its handler (use e:copy() to keep one)");
+	return e;
+}
+
+/* Builds name -> code for one event type: common names, then its own fields. */
+int ltap_event_fields_table(lua_State *L, struct ltap_evdesc *d)
+{
+	lua_createtable(L, 0, (int)(sizeof event_common / sizeof event_common[0]) + d->nfields);
+	for (size_t i = 0; i < sizeof event_common / sizeof event_common[0]; i++) {
+		lua_pushinteger(L, event_common[i].code);
+		lua_setfield(L, -2, event_common[i].name);
+	}
+	for (int i = 0; i < d->nfields; i++) {
+		lua_pushinteger(L, i + 1);
+		lua_setfield(L, -2, d->fields[i]->name);
+	}
+	return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static int event_tid(const struct ltap_event_ud *e)
+{
+	const struct tep_format_field *f = e->desc->common_pid;
+	int32_t tid;
+	memcpy(&tid, (const char *)e->rec->data + f->offset, sizeof tid);
+	return tid;
+}
+
+static void event_push_comm(lua_State *L, struct ltap_event_ud *e)
+{
+	int tid = event_tid(e);
+	/* upvalue 1 caches tid -> comm string, so a Lua string is made once per task */
+	if (lua_rawgeti(L, lua_upvalueindex(1), tid) != LUA_TNIL)
+		return;
+	lua_pop(L, 1);
+	lua_pushstring(L, ltap_proc_comm(e->ctx->proc, tid));
+	lua_pushvalue(L, -1);
+	lua_rawseti(L, lua_upvalueindex(1), tid);
+}
+
+static void event_push_field(lua_State *L, struct ltap_event_ud *e, struct tep_format_field *f)
+{
+	const char *data = e->rec->data;
+	int size = e->rec->size;
+	unsigned long flags = f->flags;
+
+	if (f->offset + f->size > size) {
+		lua_pushnil(L);
+		return;
+	}
+	if (flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+		unsigned off, len;
+		memcpy(&loc, data + f->offset, sizeof loc);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (flags & TEP_FIELD_IS_RELATIVE)
+			off += (unsigned)(f->offset + f->size);
+		if (off + len > (unsigned)size)
+			len = off < (unsigned)size ? (unsigned)size - off : 0;
+		if (flags & TEP_FIELD_IS_STRING || strncmp(f->type, "__data_loc char", 15) == 0)
+			lua_pushlstring(L, data + off, strnlen(data + off, len));
+		else
+			lua_pushlstring(L, data + off, len);
+		return;
+	}
+	if (flags & TEP_FIELD_IS_ARRAY) {
+		if (flags & TEP_FIELD_IS_STRING || strncmp(f->type, "char", 4) == 0 ||
+		    strncmp(f->type, "const char", 10) == 0) {
+			lua_pushlstring(L, data + f->offset, strnlen(data + f->offset, (size_t)f->size));
+			return;
+		}
+		unsigned es = f->elementsize ? f->elementsize : 1;
+		unsigned n = f->arraylen ? f->arraylen : (unsigned)f->size / es;
+		lua_createtable(L, (int)n, 0);
+		for (unsigned i = 0; i < n; i++) {
+			unsigned long long v = tep_read_number(f->event->tep, data + f->offset + i * es, (int)es);
+			lua_pushinteger(L, (lua_Integer)v);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		return;
+	}
+	{
+		unsigned long long v = tep_read_number(f->event->tep, data + f->offset, f->size);
+		if (flags & TEP_FIELD_IS_SIGNED) {
+			switch (f->size) {
+			case 1: lua_pushinteger(L, (int8_t)v); return;
+			case 2: lua_pushinteger(L, (int16_t)v); return;
+			case 4: lua_pushinteger(L, (int32_t)v); return;
+			}
+		}
+		lua_pushinteger(L, (lua_Integer)v);
+	}
+}
+
+static int event_copy(lua_State *L);
+
+static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
+{
+	switch (code) {
+	case F_NAME: lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->name_ref); break;
+	case F_PID: lua_pushinteger(L, ltap_proc_tgid(e->ctx->proc, event_tid(e))); break;
+	case F_TID: lua_pushinteger(L, event_tid(e)); break;
+	case F_COMM: event_push_comm(L, e); break;
+	case F_CPU: lua_pushinteger(L, e->rec->cpu); break;
+	case F_TIME: lua_pushinteger(L, (lua_Integer)e->rec->ts); break;
+	case F_COPY:
+		lua_pushvalue(L, lua_upvalueindex(1));
+		lua_pushcclosure(L, event_copy, 1);
+		break;
+	default: event_push_field(L, e, e->desc->fields[code - 1]); break;
+	}
+}
+
+static int event_index(lua_State *L)
+{
+	struct ltap_event_ud *e = event_check(L);
+	int code;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->fields_ref);
+	lua_pushvalue(L, 2);
+	if (lua_rawget(L, -2) != LUA_TNUMBER) {
+		char names[2048];
+		ltap_catalog_field_names(e->desc->ev, names, sizeof names);
+		luaL_where(L, 1);
+		lua_pushfstring(L, "%s:%s has no field '%s' (fields: %s)", e->desc->ev->system,
+				e->desc->ev->name, luaL_tolstring(L, 2, NULL), names);
+		lua_concat(L, 2);
+		return lua_error(L);
+	}
+	code = (int)lua_tointeger(L, -1);
+	event_push_code(L, e, code);
+	return 1;
+}
+
+/* e:copy(): a plain table with every field, to keep beyond the handler. */
+static int event_copy(lua_State *L)
+{
+	struct ltap_event_ud *e = luaL_checkudata(L, 1, EVENT_MT);
+	if (!e->rec)
+		return luaL_error(L, "attempt to use an event outside its handler");
+	lua_createtable(L, 0, e->desc->nfields + 6);
+	for (int code = F_NAME; code >= F_TIME; code--) {
+		event_push_code(L, e, code);
+		lua_setfield(L, -2, event_common[-code - 1].name);
+	}
+	for (int i = 0; i < e->desc->nfields; i++) {
+		event_push_field(L, e, e->desc->fields[i]);
+		lua_setfield(L, -2, e->desc->fields[i]->name);
+	}
+	return 1;
+}
+
+static int event_newindex(lua_State *L)
+{
+	return luaL_error(L, "events are read-only (copy it with e:copy() to change it)");
+}
+
+/* The kernel's own rendering through the event's print format. */
+static int event_tostring(lua_State *L)
+{
+	struct ltap_event_ud *e = lua_touserdata(L, 1);
+	struct trace_seq s;
+	struct tep_record rec;
+
+	if (!e->rec) {
+		lua_pushliteral(L, "ltap.event (outside its handler)");
+		return 1;
+	}
+	memset(&rec, 0, sizeof rec);
+	rec.ts = e->rec->ts;
+	rec.cpu = e->rec->cpu;
+	rec.size = e->rec->size;
+	rec.data = (void *)e->rec->data;
+	trace_seq_init(&s);
+	trace_seq_printf(&s, "%s: ", e->desc->ev->name);
+	tep_print_event(e->desc->ev->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	lua_pushstring(L, s.buffer);
+	trace_seq_destroy(&s);
+	return 1;
+}
+
+void ltap_open_event(lua_State *L, struct ltap_ctx *ctx)
+{
+	luaL_newmetatable(L, EVENT_MT);
+	lua_newtable(L); /* tid -> comm cache, shared by __index and e:copy */
+	lua_pushvalue(L, -1);
+	lua_pushcclosure(L, event_index, 1);
+	lua_setfield(L, -3, "__index");
+	lua_setfield(L, -2, "ltap_comms");
+	lua_pushcfunction(L, event_newindex);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushcfunction(L, event_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pushliteral(L, EVENT_MT);
+	lua_setfield(L, -2, "__name");
+	lua_pushliteral(L, EVENT_MT);
+	lua_setfield(L, -2, "__metatable");
+	lua_pop(L, 1); /* pop metatable */
+
+	ctx->event = lua_newuserdatauv(L, sizeof *ctx->event, 0);
+	memset(ctx->event, 0, sizeof *ctx->event);
+	ctx->event->ctx = ctx;
+	luaL_setmetatable(L, EVENT_MT);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
+}
+
+/* Forgets the cached comm of tid after a rename or exec. */
+void ltap_event_forget_comm(lua_State *L, int tid)
+{
+	luaL_getmetatable(L, EVENT_MT);
+	lua_getfield(L, -1, "ltap_comms");
+	lua_pushnil(L);
+	lua_rawseti(L, -2, tid);
+	lua_pop(L, 2);
+}

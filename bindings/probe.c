@@ -1,0 +1,423 @@
+/* probe.c: probe(), begin(), finish(), exit(), and the per-event dispatch.
+ *
+ * Load phase: probe() resolves the event and its fields once and keeps the
+ * handler in the handlers table; nothing touches the kernel yet, so an unknown
+ * event fails before anything is enabled. Run phase: the per-event path is an
+ * array index by event id, a rawgeti of the handler, and ltap_call. */
+#include "ctx.h"
+
+#include "catalog.h"
+#include "instance.h"
+#include "log.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <event-parse.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev)
+{
+	struct ltap_evdesc *d;
+	struct tep_format_field *f;
+
+	if (ev->id < 0 || ev->id > 65535)
+		luaL_error(L, "event %s:%s has a bad id %d", ev->system, ev->name, ev->id);
+	if (ev->id >= ctx->nids) {
+		int n = ev->id + 64;
+		struct ltap_evdesc **nb = realloc(ctx->by_id, (size_t)n * sizeof *nb);
+		if (!nb)
+			luaL_error(L, "out of memory");
+		memset(nb + ctx->nids, 0, (size_t)(n - ctx->nids) * sizeof *nb);
+		ctx->by_id = nb;
+		ctx->nids = n;
+	}
+	if (ctx->by_id[ev->id])
+		return ctx->by_id[ev->id];
+	d = calloc(1, sizeof *d);
+	if (!d)
+		luaL_error(L, "out of memory");
+	d->ev = ev;
+	d->id = ev->id;
+	for (f = ev->format.fields; f; f = f->next)
+		d->nfields++;
+	d->fields = calloc((size_t)d->nfields + 1, sizeof *d->fields);
+	d->nfields = 0;
+	for (f = ev->format.fields; f; f = f->next)
+		d->fields[d->nfields++] = f;
+	d->common_pid = tep_find_common_field(ev, "common_pid");
+	ctx->by_id[ev->id] = d;
+	d->fields_ref = ltap_event_fields_table(L, d);
+	lua_pushfstring(L, "%s:%s", ev->system, ev->name);
+	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	return d;
+}
+
+static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec)
+{
+	struct tep_event *ev;
+	char near[512];
+
+	if (strncmp(spec, "tracepoint:", 11) == 0)
+		spec += 11;
+	else if (strncmp(spec, "t:", 2) == 0)
+		spec += 2;
+	ev = ltap_catalog_event(ctx->cat, spec);
+	if (ev)
+		return ev;
+	ltap_catalog_suggest(ctx->cat, spec, near, sizeof near);
+	if (near[0])
+		luaL_error(L, "unknown event '%s' (did you mean %s?)", spec, near);
+	luaL_error(L, "unknown event '%s' (see: ltap list)", spec);
+	return NULL;
+}
+
+/* probe(EVENT, [FILTER,] HANDLER): raises on an unknown event. */
+static int probe_probe(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const char *spec = luaL_checkstring(L, 1);
+	const char *filter = NULL;
+	int fn = 2;
+	struct ltap_probe *p, **pp;
+	struct ltap_evdesc *d;
+
+	if (lua_type(L, 2) == LUA_TSTRING) {
+		filter = lua_tostring(L, 2);
+		fn = 3;
+	}
+	luaL_checktype(L, fn, LUA_TFUNCTION);
+	if (ctx->running)
+		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
+	d = probe_desc(L, ctx, probe_event(L, ctx, spec));
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return luaL_error(L, "out of memory");
+	p->desc = d;
+	p->filter = filter && *filter ? strdup(filter) : NULL;
+	luaL_where(L, 1);
+	snprintf(p->where, sizeof p->where, "%s", lua_tostring(L, -1));
+	lua_pop(L, 1);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
+	lua_pushvalue(L, fn);
+	p->handler = ++ctx->nprobes;
+	lua_rawseti(L, -2, p->handler);
+	lua_pop(L, 1);
+	*ctx->probes_tail = p;
+	ctx->probes_tail = &p->next;
+	for (pp = &d->probes; *pp; pp = &(*pp)->next_same)
+		;
+	*pp = p;
+	return 0;
+}
+
+static int probe_hook(lua_State *L, const char *name)
+{
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	lua_getfield(L, LUA_REGISTRYINDEX, name);
+	lua_pushvalue(L, 1);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	return 0;
+}
+
+/* begin(FN): runs FN once the probes are attached. */
+static int probe_begin(lua_State *L)
+{
+	return probe_hook(L, "ltap.begin");
+}
+
+/* finish(FN): runs FN at the end of the run (end, SIGINT, -d, command exit). */
+static int probe_finish(lua_State *L)
+{
+	return probe_hook(L, "ltap.finish");
+}
+
+/* exit([CODE]): stops the run after this handler; finish hooks still run. */
+static int probe_exit(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	ctx->exit_called = 1;
+	ctx->exit_code = (int)luaL_optinteger(L, 1, 0);
+	if (ctx->loop)
+		ltap_loop_halt(ctx->loop);
+	return 0;
+}
+
+/* ltap.lost(): total lost events and a table of them per CPU. */
+static int probe_lost(lua_State *L);
+
+static const luaL_Reg probe_funcs[] = {
+	{"probe", probe_probe},
+	{"begin", probe_begin},
+	{"finish", probe_finish},
+	{"exit", probe_exit},
+	{NULL, NULL},
+};
+
+void ltap_open_probe(lua_State *L)
+{
+	lua_pushglobaltable(L);
+	luaL_setfuncs(L, probe_funcs, 0);
+	lua_pop(L, 1);
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.begin");
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.finish");
+	lua_getglobal(L, "ltap");
+	lua_pushcfunction(L, probe_lost);
+	lua_setfield(L, -2, "lost");
+	lua_pop(L, 1);
+}
+
+#include "src_tracepoint.h"
+
+static int probe_lost(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	struct ltap_stream **ss;
+	lua_Integer total = 0;
+	int n = ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0;
+
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushinteger(L, (lua_Integer)ss[i]->lost);
+		lua_rawseti(L, -2, ss[i]->cpu);
+		total += (lua_Integer)ss[i]->lost;
+	}
+	lua_pushinteger(L, total);
+	lua_insert(L, -2);
+	return 2;
+}
+
+int ltap_run_hooks(struct ltap_ctx *ctx, const char *name)
+{
+	lua_State *L = ctx->L;
+	lua_Integer n;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, name);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	for (lua_Integer i = 1; i <= n && !ctx->failed; i++) {
+		lua_rawgeti(L, -1, i);
+		if (ltap_call(ctx, 0, 0) != 0)
+			break;
+		if (ctx->exit_called && strcmp(name, "ltap.begin") == 0)
+			break;
+	}
+	lua_pop(L, 1);
+	fflush(stdout);
+	return ctx->failed ? -1 : 0;
+}
+
+/* Keeps comm and tgid right at each event's time. */
+static void probe_task_event(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	const char *data = r->data;
+	int32_t cur, pid;
+	char comm[16];
+
+	memcpy(&cur, data + d->common_pid->offset, sizeof cur);
+	pid = cur;
+	if (d->task_pid)
+		memcpy(&pid, data + d->task_pid->offset, sizeof pid);
+	switch (d->task_kind) {
+	case TASK_NEWTASK: {
+		unsigned long long flags = tep_read_number(d->ev->tep, data + d->task_flags->offset,
+							   d->task_flags->size);
+		snprintf(comm, sizeof comm, "%.*s", d->task_comm->size, data + d->task_comm->offset);
+		/* CLONE_THREAD: the new task joins its parent's process */
+		ltap_proc_update(ctx->proc, pid, flags & 0x10000 ? ltap_proc_tgid(ctx->proc, cur) : pid, comm);
+		break;
+	}
+	case TASK_RENAME:
+		snprintf(comm, sizeof comm, "%.*s", d->task_comm->size, data + d->task_comm->offset);
+		ltap_proc_update(ctx->proc, pid, -1, comm);
+		break;
+	case TASK_EXEC: {
+		uint32_t loc;
+		unsigned off, len;
+		const char *base;
+		memcpy(&loc, data + d->task_comm->offset, sizeof loc);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (off + len > (unsigned)r->size)
+			return;
+		base = data + off;
+		for (const char *c = data + off; c < data + off + len && *c; c++)
+			if (*c == '/')
+				base = c + 1;
+		/* the kernel names the task after the file's base name, cut to 15 */
+		snprintf(comm, sizeof comm, "%.*s", (int)strnlen(base, (size_t)(data + off + len - base)), base);
+		ltap_proc_update(ctx->proc, pid, pid, comm);
+		break;
+	}
+	}
+	ltap_event_forget_comm(ctx->L, pid);
+}
+
+int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
+{
+	struct ltap_ctx *ctx = ud;
+	lua_State *L = ctx->L;
+	uint16_t id;
+	struct ltap_evdesc *d;
+	struct ltap_probe *p;
+
+	memcpy(&id, r->data, sizeof id);
+	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+		return 0;
+	if (d->task_kind)
+		probe_task_event(ctx, d, r);
+	ctx->trace_now = r->ts;
+	ctx->event->desc = d;
+	ctx->event->rec = r;
+	for (p = d->probes; p; p = p->next_same) {
+		if (p->ufilter) {
+			struct tep_record rec = {.ts = r->ts, .cpu = r->cpu, .size = r->size,
+						 .data = (void *)r->data};
+			if (tep_filter_match(p->ufilter, &rec) != TEP_ERRNO__FILTER_MATCH)
+				continue;
+		}
+		lua_rawgeti(L, ctx->handlers_slot, p->handler);
+		lua_pushvalue(L, ctx->event_slot);
+		if (ltap_call(ctx, 1, 0) != 0 || ctx->exit_called)
+			break;
+	}
+	ctx->event->rec = NULL;
+	return ctx->failed || ctx->exit_called;
+}
+
+static struct ltap_evdesc *probe_internal(struct ltap_ctx *ctx, const char *spec, int kind,
+					  const char *pidf, const char *commf, const char *flagsf)
+{
+	struct tep_event *ev = ltap_catalog_event(ctx->cat, spec);
+	struct ltap_evdesc *d;
+
+	if (!ev)
+		return NULL;
+	d = probe_desc(ctx->L, ctx, ev);
+	d->task_kind = kind;
+	d->task_pid = pidf ? tep_find_field(ev, pidf) : NULL;
+	d->task_comm = tep_find_field(ev, commf);
+	d->task_flags = flagsf ? tep_find_field(ev, flagsf) : NULL;
+	if (!d->task_comm || (flagsf && !d->task_flags) || (kind == TASK_NEWTASK && !d->task_pid)) {
+		d->task_kind = TASK_NONE;
+		return NULL;
+	}
+	return d;
+}
+
+/* Joins the filters of the probes of one event for the kernel: any probe
+ * without a filter means the kernel must pass everything. */
+static int probe_kernel_filter(struct ltap_evdesc *d, char **out)
+{
+	size_t len = 1;
+	int n = 0;
+
+	*out = NULL;
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+		if (!p->filter)
+			return 0;
+		len += strlen(p->filter) + 8;
+		n++;
+	}
+	if (!n)
+		return 0;
+	*out = calloc(1, len);
+	if (!*out)
+		return -ENOMEM;
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+		if (n > 1)
+			strcat(strcat(strcat(*out, **out ? " || (" : "("), p->filter), ")");
+		else
+			strcat(*out, p->filter);
+	}
+	return n;
+}
+
+int ltap_probes_attach(struct ltap_ctx *ctx)
+{
+	char reason[512];
+
+	/* follow task names, in order with the events */
+	probe_internal(ctx, "task:task_newtask", TASK_NEWTASK, "pid", "comm", "clone_flags");
+	struct tep_event *rename = ltap_catalog_event(ctx->cat, "task:task_rename");
+	/* newer kernels dropped the pid field: the renamed task is the current one */
+	probe_internal(ctx, "task:task_rename", TASK_RENAME,
+		       rename && tep_find_field(rename, "pid") ? "pid" : NULL, "newcomm", NULL);
+	probe_internal(ctx, "sched:sched_process_exec", TASK_EXEC, "pid", "filename", NULL);
+
+	for (int id = 0; id < ctx->nids; id++) {
+		struct ltap_evdesc *d = ctx->by_id[id];
+		char *kf;
+		int n;
+
+		if (!d)
+			continue;
+		n = probe_kernel_filter(d, &kf);
+		if (n < 0)
+			return -1;
+		if (kf) {
+			int e = ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, kf, reason, sizeof reason);
+			free(kf);
+			if (e) {
+				for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+					char one[512];
+					/* find the probe whose filter the kernel refuses */
+					if (ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, p->filter, one, sizeof one)) {
+						ltap_err("%s probe %s:%s: bad filter '%s': %s", p->where, d->ev->system,
+							 d->ev->name, p->filter, one);
+						return -1;
+					}
+				}
+				ltap_err("probe %s:%s: bad filter: %s", d->ev->system, d->ev->name, reason);
+				return -1;
+			}
+		}
+		/* shared events need each probe's own filter in user space too */
+		if (n > 1) {
+			for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+				char spec[1200];
+				p->ufilter = tep_filter_alloc(d->ev->tep);
+				snprintf(spec, sizeof spec, "%s/%s:%s", d->ev->system, d->ev->name, p->filter);
+				if (!p->ufilter || tep_filter_add_filter_str(p->ufilter, spec) < 0) {
+					ltap_err("%s probe %s:%s: filter '%s' cannot be applied in user space",
+						 p->where, d->ev->system, d->ev->name, p->filter);
+					return -1;
+				}
+			}
+		}
+	}
+	for (int id = 0; id < ctx->nids; id++) {
+		struct ltap_evdesc *d = ctx->by_id[id];
+		if (d && ltap_instance_enable(ctx->inst, d->ev->system, d->ev->name) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void ltap_probes_free(struct ltap_ctx *ctx)
+{
+	struct ltap_probe *p = ctx->probes, *next;
+
+	for (; p; p = next) {
+		next = p->next;
+		if (p->ufilter)
+			tep_filter_free(p->ufilter);
+		free(p->filter);
+		free(p);
+	}
+	ctx->probes = NULL;
+	ctx->probes_tail = &ctx->probes;
+	for (int id = 0; id < ctx->nids; id++) {
+		if (ctx->by_id[id]) {
+			free(ctx->by_id[id]->fields);
+			free(ctx->by_id[id]);
+		}
+	}
+	free(ctx->by_id);
+	ctx->by_id = NULL;
+	ctx->nids = 0;
+}

@@ -1,0 +1,144 @@
+/* timer.c: every(INTERVAL, FN) and after(DELAY, FN). Timers run on the trace
+ * clock inside the loop's merge, so a report at T sees exactly the events
+ * before T. */
+#include "ctx.h"
+
+#include "parse.h"
+
+#include <lauxlib.h>
+
+static uint64_t timer_interval(lua_State *L, int arg)
+{
+	uint64_t ns;
+	if (lua_type(L, arg) == LUA_TNUMBER) {
+		lua_Number s = lua_tonumber(L, arg);
+		luaL_argcheck(L, s > 0, arg, "interval must be positive");
+		return (uint64_t)(s * 1e9);
+	}
+	if (ltap_parse_duration(luaL_checkstring(L, arg), &ns) != 0 || ns == 0)
+		luaL_argerror(L, arg, lua_pushfstring(L, "bad duration '%s' (try \"5s\", \"250ms\")",
+						     lua_tostring(L, arg)));
+	return ns;
+}
+
+static int timer_add(lua_State *L, int periodic)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	uint64_t ns = timer_interval(L, 1);
+	int id;
+
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	id = ++ctx->ntimers;
+	lua_createtable(L, 3, 0);
+	lua_pushvalue(L, 2);
+	lua_rawseti(L, -2, 1);
+	lua_pushinteger(L, (lua_Integer)ns);
+	lua_rawseti(L, -2, 2);
+	lua_pushboolean(L, periodic);
+	lua_rawseti(L, -2, 3);
+	lua_rawseti(L, -2, id);
+	lua_pop(L, 1);
+	/* declared while running: relative to now on the trace clock */
+	if (ctx->running && ltap_loop_timer(ctx->loop, id, ctx->trace_now + ns, periodic ? ns : 0))
+		return luaL_error(L, "too many timers");
+	lua_pushinteger(L, id);
+	return 1;
+}
+
+/* every(INTERVAL, FN): FN() every INTERVAL ("5s", "250ms", or seconds). */
+static int timer_every(lua_State *L)
+{
+	return timer_add(L, 1);
+}
+
+/* after(DELAY, FN): FN() once, DELAY after the start (or after now in a handler). */
+static int timer_after(lua_State *L)
+{
+	return timer_add(L, 0);
+}
+
+/* cancel(ID): stops a timer made by every() or after(). */
+static int timer_cancel(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	lua_Integer id = luaL_checkinteger(L, 1);
+	if (ctx->loop)
+		ltap_loop_timer_cancel(ctx->loop, (int)id);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	lua_pushnil(L);
+	lua_rawseti(L, -2, id);
+	return 0;
+}
+
+static const luaL_Reg timer_funcs[] = {
+	{"every", timer_every},
+	{"after", timer_after},
+	{"cancel", timer_cancel},
+	{NULL, NULL},
+};
+
+void ltap_open_timer(lua_State *L)
+{
+	lua_pushglobaltable(L);
+	luaL_setfuncs(L, timer_funcs, 0);
+	lua_pop(L, 1);
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+}
+
+int ltap_timers_attach(struct ltap_ctx *ctx)
+{
+	lua_State *L = ctx->L;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	for (int id = 1; id <= ctx->ntimers; id++) {
+		if (lua_rawgeti(L, -1, id) == LUA_TTABLE) {
+			uint64_t ns, periodic;
+			lua_rawgeti(L, -1, 2);
+			ns = (uint64_t)lua_tointeger(L, -1);
+			lua_rawgeti(L, -2, 3);
+			periodic = (uint64_t)lua_toboolean(L, -1);
+			lua_pop(L, 2);
+			if (ltap_loop_timer(ctx->loop, id, ctx->start_time + ns, periodic ? ns : 0))
+				return -1;
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	if (ctx->opt.duration &&
+	    ltap_loop_timer(ctx->loop, LTAP_TIMER_DURATION, ctx->start_time + ctx->opt.duration, 0))
+		return -1;
+	return 0;
+}
+
+int ltap_dispatch_timer(void *ud, int id, uint64_t at)
+{
+	struct ltap_ctx *ctx = ud;
+	lua_State *L = ctx->L;
+	int periodic;
+
+	ctx->trace_now = at;
+	if (id == LTAP_TIMER_DURATION) {
+		ctx->stop_at = at;
+		ltap_loop_stop(ctx->loop);
+		return 1; /* nothing after the end of the run is dispatched */
+	}
+	lua_rawgeti(L, ctx->timers_slot, id);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_rawgeti(L, -1, 3);
+	periodic = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	lua_rawgeti(L, -1, 1);
+	lua_remove(L, -2);
+	if (!periodic) {
+		lua_pushnil(L);
+		lua_rawseti(L, ctx->timers_slot, id);
+	}
+	ltap_call(ctx, 0, 0);
+	fflush(stdout);
+	return ctx->failed || ctx->exit_called;
+}

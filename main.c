@@ -1,0 +1,264 @@
+/* main.c: the command line: run a script, a one-liner or a bundled script;
+ * list events and scripts; say what this machine supports. */
+#include "catalog.h"
+#include "ctx.h"
+#include "embedded.h"
+#include "log.h"
+#include "parse.h"
+#include "tracefs_dir.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: ltap [OPTIONS] SCRIPT.lua|NAME [ARGS...]   run a script or a bundled script\n"
+	"       ltap [OPTIONS] -e 'CODE' [ARGS...]         run a one-liner\n"
+	"       ltap list [-v] [GLOB]                      list events ('kmem:*'), -v with fields\n"
+	"       ltap scripts                               list the bundled scripts\n"
+	"       ltap --check                               what this machine supports\n"
+	"\n"
+	"options:\n"
+	"  -e CODE        run CODE instead of a script file\n"
+	"  -p PID         trace only process PID (its threads, and children it starts)\n"
+	"  -c COMMAND     start COMMAND, trace it and its children, end when it exits\n"
+	"  -d DURATION    end the run after DURATION (\"10s\", \"500ms\")\n"
+	"  -b SIZE        ring buffer size per CPU (default 8M)\n"
+	"  --unordered    dispatch events per CPU as read, not in time order (faster)\n"
+	"  -v             say more (attach time, ...)\n"
+	"  -h, --help     this text\n"
+	"\n"
+	"Script functions: probe(EVENT, [FILTER,] FN), every(INTERVAL, FN), after(DELAY, FN),\n"
+	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]).\n"
+	"See README.md for the event object and examples.\n";
+
+static int usage(FILE *out, int code)
+{
+	fputs(usage_text, out);
+	return code;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct ltap_catalog *cat;
+	int verbose = 0, n;
+	const char *glob = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-v") == 0)
+			verbose = 1;
+		else if (!glob)
+			glob = argv[i];
+	}
+	cat = ltap_catalog_open();
+	if (!cat)
+		return 1;
+	n = ltap_catalog_list(cat, glob, verbose, stdout);
+	if (n == 0 && glob) {
+		char near[512];
+		ltap_catalog_suggest(cat, glob, near, sizeof near);
+		if (near[0])
+			ltap_err("list: no event matches '%s' (did you mean %s?)", glob, near);
+		else
+			ltap_err("list: no event matches '%s'", glob);
+	} else if (n < 0) {
+		ltap_err("list: cannot read available_events: %s", strerror(-n));
+	}
+	ltap_catalog_close(cat);
+	return n > 0 ? 0 : 1;
+}
+
+/* The value of "-- key: value" in a script's header comment. */
+static int header_field(const char *src, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = src; p && strncmp(p, "--", 2) == 0; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *q = p + 2;
+		while (*q == ' ')
+			q++;
+		if (strncmp(q, key, kl) == 0 && q[kl] == ':') {
+			q += kl + 1;
+			while (*q == ' ')
+				q++;
+			snprintf(out, len, "%.*s", (int)strcspn(q, "\n"), q);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int cmd_scripts(void)
+{
+	for (const struct ltap_embedded *e = ltap_embedded; e->name; e++) {
+		char summary[256] = "";
+		if (e->kind != LTAP_EMBED_SCRIPT)
+			continue;
+		header_field(e->src, "summary", summary, sizeof summary);
+		printf("%-22s %s\n", e->name, summary);
+	}
+	return 0;
+}
+
+static int check_perf(__u32 type, __u64 config, __u64 sample_type)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = type;
+	a.config = config;
+	a.disabled = 1;
+	a.sample_type = sample_type;
+	if (sample_type)
+		a.sample_period = 1000000;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int cmd_check(void)
+{
+	const char *dir = ltap_tracefs_dir();
+	char path[4200];
+	int e;
+
+	printf("%-22s %s\n", "tracefs", dir ? dir : "no");
+	if (dir) {
+		snprintf(path, sizeof path, "%s/events/sched/sched_switch", dir);
+		printf("%-22s %s\n", "tracepoints", access(path, F_OK) == 0 ? "yes" : "no");
+		snprintf(path, sizeof path, "%s/instances", dir);
+		printf("%-22s %s\n", "tracefs instances", access(path, W_OK) == 0 ? "yes" : "no");
+		snprintf(path, sizeof path, "%s/uprobe_events", dir);
+		printf("%-22s %s\n", "uprobes", access(path, F_OK) == 0 ? "yes" : "no");
+		snprintf(path, sizeof path, "%s/kprobe_events", dir);
+		printf("%-22s %s\n", "kprobes", access(path, F_OK) == 0 ? "yes" : "no (kernel has no kprobe_events)");
+	}
+	e = check_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0);
+	printf("%-22s %s\n", "software counters", e ? strerror(-e) : "yes");
+	e = check_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
+	printf("%-22s %s\n", "hardware counters", e ? "not supported" : "yes");
+	e = check_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_SAMPLE_CALLCHAIN);
+	printf("%-22s %s\n", "callchains", e ? strerror(-e) : "yes");
+	return dir ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"check", no_argument, NULL, 'C'},
+		{"unordered", no_argument, NULL, 'U'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192};
+	const char *code = NULL, *name = NULL;
+	char *src = NULL;
+	size_t len = 0;
+	int c, rc, owned = 0;
+	struct ltap_ctx *ctx;
+	char chunk[4200];
+	uint64_t v;
+
+	if (argc > 1 && strcmp(argv[1], "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "scripts") == 0)
+		return cmd_scripts();
+	while ((c = getopt_long(argc, argv, "+e:p:c:d:b:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': code = optarg; break;
+		case 'p': {
+			char *end;
+			long pid = strtol(optarg, &end, 10);
+			if (*end || pid <= 0) {
+				ltap_err("-p: bad pid '%s'", optarg);
+				return 2;
+			}
+			opt.pid = (pid_t)pid;
+			break;
+		}
+		case 'c': opt.command = optarg; break;
+		case 'd':
+			if (ltap_parse_duration(optarg, &opt.duration) || !opt.duration) {
+				ltap_err("-d: bad duration '%s' (try 10s, 500ms)", optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			if (ltap_parse_size(optarg, &v) || v < 4096) {
+				ltap_err("-b: bad size '%s' (try 8M)", optarg);
+				return 2;
+			}
+			opt.buffer_kb = (size_t)(v / 1024);
+			break;
+		case 'v': opt.verbose = 1; break;
+		case 'U': opt.ordered = 0; break;
+		case 'C': return cmd_check();
+		case 'h': return usage(stdout, 0);
+		default: return usage(stderr, 2);
+		}
+	}
+	if (opt.pid && opt.command) {
+		ltap_err("-p and -c cannot be used together");
+		return 2;
+	}
+	if (!code) {
+		struct stat st;
+		if (optind >= argc)
+			return usage(stderr, 2);
+		name = argv[optind++];
+		if (stat(name, &st) == 0 || strchr(name, '/') || strstr(name, ".lua")) {
+			FILE *f = fopen(name, "rb");
+			if (!f) {
+				ltap_err("cannot open script %s: %s", name, strerror(errno));
+				return 2;
+			}
+			fseek(f, 0, SEEK_END);
+			len = (size_t)ftell(f);
+			fseek(f, 0, SEEK_SET);
+			src = malloc(len + 1);
+			if (!src || fread(src, 1, len, f) != len) {
+				fclose(f);
+				ltap_err("cannot read script %s", name);
+				free(src);
+				return 2;
+			}
+			fclose(f);
+			owned = 1;
+			snprintf(chunk, sizeof chunk, "@%s", name);
+		} else {
+			src = (char *)ltap_embedded_find(LTAP_EMBED_SCRIPT, name, &len, &owned);
+			if (!src) {
+				ltap_err("no script file or bundled script named '%s' (see: ltap scripts)", name);
+				return 2;
+			}
+			snprintf(chunk, sizeof chunk, "@scripts/%s.lua", name);
+		}
+	} else {
+		src = (char *)code;
+		len = strlen(code);
+		snprintf(chunk, sizeof chunk, "=-e");
+		name = "-e";
+	}
+	ctx = ltap_ctx_new(&opt);
+	if (!ctx) {
+		if (owned)
+			free(src);
+		return 1;
+	}
+	rc = ltap_ctx_load(ctx, src, len, chunk, argc - optind, argv + optind, name);
+	if (owned)
+		free(src);
+	if (rc == 0)
+		rc = ltap_ctx_run(ctx);
+	else
+		rc = 1;
+	ltap_ctx_free(ctx);
+	return rc;
+}

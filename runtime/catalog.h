@@ -1,0 +1,30 @@
+/* catalog.h: the event catalog: formats parsed with libtraceevent on demand. */
+#ifndef LTAP_CATALOG_H
+#define LTAP_CATALOG_H
+
+#include <stdio.h>
+
+struct tep_handle;
+struct tep_event;
+struct ltap_catalog;
+
+/* Opens a catalog over the local tracefs. NULL with a logged reason. */
+struct ltap_catalog *ltap_catalog_open(void);
+void ltap_catalog_close(struct ltap_catalog *cat);
+struct tep_handle *ltap_catalog_tep(struct ltap_catalog *cat);
+
+/* Finds "sys:name" (or "sys/name"), parsing its format the first time.
+ * NULL with errno ENOENT for an unknown event. */
+struct tep_event *ltap_catalog_event(struct ltap_catalog *cat, const char *spec);
+
+/* Up to n names closest to spec, written "a, b, c" into out. */
+void ltap_catalog_suggest(struct ltap_catalog *cat, const char *spec, char *out, size_t outlen);
+
+/* Prints matching events, one per line; verbose adds each field and type.
+ * Returns the number printed, or -errno. */
+int ltap_catalog_list(struct ltap_catalog *cat, const char *glob, int verbose, FILE *out);
+
+/* "field, field, ..." of an event's own (non-common) fields. */
+void ltap_catalog_field_names(struct tep_event *ev, char *out, size_t outlen);
+
+#endif

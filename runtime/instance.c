@@ -1,0 +1,215 @@
+/* instance.c: life cycle of the ltap-owned tracefs instance. */
+#include "instance.h"
+
+#include "log.h"
+#include "tracefs_dir.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#define INSTANCE_PREFIX "ltap-"
+
+struct ltap_instance {
+	struct tracefs_instance *ti;
+	char name[32];
+};
+
+static int instance_owner_alive(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof comm, f))
+		comm[0] = 0;
+	fclose(f);
+	/* a reused pid that is not ltap does not own the instance */
+	return strncmp(comm, "ltap", 4) == 0;
+}
+
+int ltap_instance_reap_stale(void)
+{
+	char **names;
+	int removed = 0;
+
+	if (!ltap_tracefs_dir())
+		return 0;
+	names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	if (!names)
+		return 0;
+	for (char **n = names; *n; n++) {
+		pid_t pid = (pid_t)atoi(*n + strlen(INSTANCE_PREFIX));
+		struct tracefs_instance *ti;
+
+		if (pid == getpid() || instance_owner_alive(pid))
+			continue;
+		ti = tracefs_instance_alloc(NULL, *n);
+		if (!ti)
+			continue;
+		tracefs_trace_off(ti);
+		tracefs_event_disable(ti, NULL, NULL);
+		if (tracefs_instance_destroy(ti) == 0) {
+			ltap_info("instance: removed stale instance %s (its ltap is gone)", *n);
+			removed++;
+		} else {
+			ltap_warn("instance: cannot remove stale instance %s: %s", *n, strerror(errno));
+		}
+		tracefs_instance_free(ti);
+	}
+	tracefs_list_free(names);
+	return removed;
+}
+
+static int instance_write(struct ltap_instance *inst, const char *file, const char *val)
+{
+	if (tracefs_instance_file_write(inst->ti, file, val) < 0) {
+		ltap_err("instance: cannot write '%s' to %s/%s: %s", val, inst->name, file,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent)
+{
+	struct ltap_instance *inst;
+	char val[32];
+
+	if (!ltap_tracefs_dir())
+		return NULL;
+	inst = calloc(1, sizeof *inst);
+	if (!inst)
+		return NULL;
+	snprintf(inst->name, sizeof inst->name, INSTANCE_PREFIX "%d", (int)getpid());
+	errno = 0;
+	inst->ti = tracefs_instance_create(inst->name);
+	if (!inst->ti) {
+		int e = errno ? errno : EPERM;
+		ltap_err("instance: cannot create tracefs instance %s: %s%s", inst->name, strerror(e),
+			 e == EACCES || e == EPERM ? " (run ltap as root)" : "");
+		free(inst);
+		errno = e;
+		return NULL;
+	}
+	if (tracefs_trace_off(inst->ti) < 0)
+		goto fail;
+	/* the mono clock is CLOCK_MONOTONIC: timers and event times share one clock */
+	if (instance_write(inst, "trace_clock", "mono"))
+		goto fail;
+	/* a full ring drops new events (counted) instead of overwriting old ones */
+	tracefs_option_disable(inst->ti, TRACEFS_OPTION_OVERWRITE);
+	/* comm comes from ltap's own cache; saved_cmdlines bookkeeping costs every switch */
+	tracefs_option_disable(inst->ti, TRACEFS_OPTION_RECORD_CMD);
+	if (buffer_kb && tracefs_instance_set_buffer_size(inst->ti, buffer_kb, -1) < 0) {
+		ltap_err("instance: cannot set buffer size %zu KiB: %s", buffer_kb, strerror(errno));
+		goto fail;
+	}
+	snprintf(val, sizeof val, "%d", wake_percent);
+	if (instance_write(inst, "buffer_percent", val))
+		goto fail;
+	return inst;
+fail:
+	ltap_instance_close(inst);
+	return NULL;
+}
+
+void ltap_instance_close(struct ltap_instance *inst)
+{
+	if (!inst)
+		return;
+	if (inst->ti) {
+		tracefs_trace_off(inst->ti);
+		tracefs_event_disable(inst->ti, NULL, NULL);
+		if (tracefs_instance_destroy(inst->ti) < 0)
+			ltap_err("instance: cannot remove %s: %s", inst->name, strerror(errno));
+		tracefs_instance_free(inst->ti);
+	}
+	free(inst);
+}
+
+const char *ltap_instance_name(struct ltap_instance *inst)
+{
+	return inst->name;
+}
+
+int ltap_instance_path(struct ltap_instance *inst, const char *file, char *out, size_t len)
+{
+	char *p = tracefs_instance_get_file(inst->ti, file);
+	if (!p)
+		return -ENOMEM;
+	snprintf(out, len, "%s", p);
+	tracefs_put_tracing_file(p);
+	return 0;
+}
+
+int ltap_instance_filter(struct ltap_instance *inst, const char *sys, const char *event,
+			 const char *filter, char *reason, size_t reasonlen)
+{
+	int e;
+
+	reason[0] = 0;
+	if (tracefs_event_file_write(inst->ti, sys, event, "filter", filter) >= 0)
+		return 0;
+	e = errno;
+	/* the kernel explains a rejected filter in the event's filter file */
+	char *why = tracefs_event_file_read(inst->ti, sys, event, "filter", NULL);
+	if (why) {
+		char *p = why, *line;
+		size_t used = 0;
+		while ((line = strsep(&p, "\n")) != NULL) {
+			while (isspace((unsigned char)*line) || *line == '#')
+				line++;
+			if (!*line || strcmp(line, "none") == 0 || strncmp(line, "global filter", 13) == 0 ||
+			    strncmp(line, "Only GLOBAL", 11) == 0)
+				continue;
+			snprintf(reason + used, reasonlen - used, "%s%s", used ? "; " : "", line);
+			used = strlen(reason);
+		}
+		free(why);
+	}
+	if (!reason[0])
+		snprintf(reason, reasonlen, "%s", strerror(e));
+	return -e;
+}
+
+int ltap_instance_enable(struct ltap_instance *inst, const char *sys, const char *event)
+{
+	if (tracefs_event_enable(inst->ti, sys, event) < 0) {
+		int e = errno ? errno : EINVAL;
+		ltap_err("instance: cannot enable %s:%s: %s", sys, event, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n)
+{
+	char buf[32];
+
+	if (tracefs_option_enable(inst->ti, TRACEFS_OPTION_EVENT_FORK) < 0) {
+		ltap_err("instance: cannot enable option event-fork: %s", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(buf, sizeof buf, "%d ", (int)pids[i]);
+		if (tracefs_instance_file_append(inst->ti, "set_event_pid", buf) < 0) {
+			ltap_err("instance: cannot add pid %d to set_event_pid: %s", (int)pids[i],
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ltap_instance_tracing(struct ltap_instance *inst, int on)
+{
+	return (on ? tracefs_trace_on(inst->ti) : tracefs_trace_off(inst->ti)) < 0 ? -errno : 0;
+}

@@ -1,0 +1,35 @@
+/* instance.h: the tracefs instance ltap owns for one run ("ltap-<pid>").
+ * Events, filters, pids and options are set only inside it; the top-level
+ * buffer and its switches are never touched. */
+#ifndef LTAP_INSTANCE_H
+#define LTAP_INSTANCE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct ltap_instance;
+
+/* Removes ltap instances whose owning process no longer runs. Returns the
+ * number removed. */
+int ltap_instance_reap_stale(void);
+
+/* Creates the instance with tracing off, the mono clock, no overwrite, and
+ * buffer_kb per CPU (0: keep the kernel's default). NULL with a logged reason. */
+struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent);
+/* Disables everything and removes the instance; NULL-safe, idempotent.
+ * Every fd on the instance's files must be closed before. */
+void ltap_instance_close(struct ltap_instance *inst);
+
+const char *ltap_instance_name(struct ltap_instance *inst);
+/* Path of a file inside the instance, e.g. "per_cpu/cpu0/trace_pipe_raw". */
+int ltap_instance_path(struct ltap_instance *inst, const char *file, char *out, size_t len);
+
+/* Writes a kernel filter; on -EINVAL, reason holds the kernel's explanation. */
+int ltap_instance_filter(struct ltap_instance *inst, const char *sys, const char *event,
+			 const char *filter, char *reason, size_t reasonlen);
+int ltap_instance_enable(struct ltap_instance *inst, const char *sys, const char *event);
+/* Restricts events to these pids and, through event-fork, their children. */
+int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n);
+int ltap_instance_tracing(struct ltap_instance *inst, int on);
+
+#endif

@@ -1,0 +1,292 @@
+/* loop.c: epoll over ring fds, a timerfd, a wake eventfd and a SIGCHLD signalfd.
+ *
+ * Ordering: a drain notes the clock T0, then reads every ring. An event with a
+ * timestamp before T0 can still be unread only if it was being written during
+ * the read, which takes far less than ORDER_SLACK; so events up to
+ * T0 - ORDER_SLACK are dispatched in merged order and newer ones wait for the
+ * next drain. Timers are items of the same merge: a timer at T runs after every
+ * event before T and before every event after it, so an interval report never
+ * counts an event twice or not at all. */
+#include "loop.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ORDER_SLACK 10000000ull   /* 10 ms */
+#define DRAIN_TICK 100000000ull   /* 100 ms: latency bound when rings fill slowly */
+#define MAX_TIMERS 256
+
+struct loop_timer {
+	int id;
+	int active;
+	uint64_t due, period;
+};
+
+struct ltap_loop {
+	struct ltap_loop_hooks hooks;
+	int epfd, timerfd, wakefd, sigfd;
+	struct ltap_stream **streams;
+	int nstreams;
+	struct loop_timer timers[MAX_TIMERS];
+	int ntimers;
+	int ordered;
+	volatile int stopping;
+	int halted;
+};
+
+uint64_t ltap_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int loop_watch(struct ltap_loop *loop, int fd, void *ptr)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = ptr};
+	return epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks)
+{
+	struct ltap_loop *loop = calloc(1, sizeof *loop);
+	sigset_t chld;
+
+	if (!loop)
+		return NULL;
+	loop->hooks = *hooks;
+	loop->ordered = 1;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	loop->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	loop->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	loop->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (loop->epfd < 0 || loop->timerfd < 0 || loop->wakefd < 0 || loop->sigfd < 0 ||
+	    loop_watch(loop, loop->timerfd, &loop->timerfd) || loop_watch(loop, loop->wakefd, &loop->wakefd) ||
+	    loop_watch(loop, loop->sigfd, &loop->sigfd)) {
+		ltap_err("loop: cannot set up epoll: %s", strerror(errno));
+		ltap_loop_free(loop);
+		return NULL;
+	}
+	return loop;
+}
+
+void ltap_loop_free(struct ltap_loop *loop)
+{
+	if (!loop)
+		return;
+	if (loop->epfd >= 0)
+		close(loop->epfd);
+	if (loop->timerfd >= 0)
+		close(loop->timerfd);
+	if (loop->wakefd >= 0)
+		close(loop->wakefd);
+	if (loop->sigfd >= 0)
+		close(loop->sigfd);
+	free(loop->streams);
+	free(loop);
+}
+
+int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
+{
+	struct ltap_stream **ns = realloc(loop->streams, (size_t)(loop->nstreams + 1) * sizeof *ns);
+	if (!ns)
+		return -ENOMEM;
+	loop->streams = ns;
+	ns[loop->nstreams++] = s;
+	return s->fd >= 0 ? loop_watch(loop, s->fd, s) : 0;
+}
+
+int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period)
+{
+	if (loop->ntimers == MAX_TIMERS)
+		return -ENOSPC;
+	loop->timers[loop->ntimers++] = (struct loop_timer){id, 1, first, period};
+	return 0;
+}
+
+void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
+{
+	for (int i = 0; i < loop->ntimers; i++)
+		if (loop->timers[i].id == id)
+			loop->timers[i].active = 0;
+}
+
+void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered)
+{
+	loop->ordered = ordered;
+}
+
+void ltap_loop_stop(struct ltap_loop *loop)
+{
+	uint64_t one = 1;
+	loop->stopping = 1;
+	if (write(loop->wakefd, &one, sizeof one) < 0) {
+		/* the eventfd is only a wake-up: the flag already says it all */
+	}
+}
+
+void ltap_loop_halt(struct ltap_loop *loop)
+{
+	loop->halted = 1;
+	ltap_loop_stop(loop);
+}
+
+int ltap_loop_halted(struct ltap_loop *loop)
+{
+	return loop->halted;
+}
+
+static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
+{
+	struct loop_timer *best = NULL;
+	for (int i = 0; i < loop->ntimers; i++) {
+		struct loop_timer *t = &loop->timers[i];
+		if (t->active && (!best || t->due < best->due))
+			best = t;
+	}
+	return best;
+}
+
+static int loop_fire(struct ltap_loop *loop, struct loop_timer *t)
+{
+	uint64_t at = t->due;
+	int id = t->id;
+
+	if (t->period)
+		t->due += t->period;
+	else
+		t->active = 0;
+	return loop->hooks.timer(loop->hooks.ud, id, at);
+}
+
+static int loop_fill_all(struct ltap_loop *loop)
+{
+	int err = 0;
+	for (int i = 0; i < loop->nstreams; i++) {
+		int e = loop->streams[i]->ops->fill(loop->streams[i]);
+		if (e && !err) {
+			ltap_err("loop: cannot read cpu %d ring: %s", loop->streams[i]->cpu, strerror(-e));
+			err = e;
+		}
+	}
+	return err;
+}
+
+/* Dispatches events up to ev_wm and timers up to tm_wm, in time order. */
+static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm)
+{
+	struct ltap_stream **ss = loop->streams;
+	int n = loop->nstreams;
+
+	while (!loop->halted) {
+		struct ltap_stream *best = NULL;
+		struct loop_timer *t;
+		uint64_t ts;
+
+		if (loop->ordered) {
+			for (int i = 0; i < n; i++)
+				if (ss[i]->has && (!best || ss[i]->cur.ts < best->cur.ts))
+					best = ss[i];
+		} else {
+			for (int i = 0; i < n && !best; i++)
+				if (ss[i]->has)
+					best = ss[i];
+		}
+		ts = best && (best->cur.ts <= ev_wm || !loop->ordered) ? best->cur.ts : UINT64_MAX;
+		t = loop_next_timer(loop);
+		if (t && t->due <= tm_wm && t->due <= ts) {
+			if (loop_fire(loop, t))
+				loop->halted = 1;
+			continue;
+		}
+		if (ts == UINT64_MAX)
+			break;
+		if (loop->hooks.event(loop->hooks.ud, &best->cur))
+			loop->halted = 1;
+		best->ops->advance(best);
+		/* a stream whose pool was full still has older events in the kernel */
+		if (!best->has)
+			best->ops->fill(best);
+	}
+}
+
+static void loop_arm(struct ltap_loop *loop, uint64_t now)
+{
+	struct loop_timer *t = loop_next_timer(loop);
+	uint64_t at = now + DRAIN_TICK;
+	struct itimerspec its = {0};
+
+	if (t && t->due + ORDER_SLACK < at)
+		at = t->due + ORDER_SLACK;
+	if (at <= now)
+		at = now + 1;
+	its.it_value.tv_sec = (time_t)(at / 1000000000ull);
+	its.it_value.tv_nsec = (long)(at % 1000000000ull);
+	timerfd_settime(loop->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int ltap_loop_run(struct ltap_loop *loop)
+{
+	struct epoll_event evs[64];
+
+	while (!loop->stopping && !loop->halted) {
+		uint64_t t0;
+		int n;
+
+		loop_arm(loop, ltap_now());
+		n = epoll_wait(loop->epfd, evs, 64, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ltap_err("loop: epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			void *p = evs[i].data.ptr;
+			uint64_t v;
+			if (p == &loop->timerfd || p == &loop->wakefd) {
+				if (read(*(int *)p, &v, sizeof v) < 0) {
+					/* EAGAIN: already consumed */
+				}
+			} else if (p == &loop->sigfd) {
+				struct signalfd_siginfo si;
+				while (read(loop->sigfd, &si, sizeof si) == sizeof si)
+					if (loop->hooks.child)
+						loop->hooks.child(loop->hooks.ud);
+			}
+		}
+		t0 = ltap_now();
+		if (loop_fill_all(loop))
+			return -EIO;
+		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK);
+	}
+	return 0;
+}
+
+void ltap_loop_finish(struct ltap_loop *loop, uint64_t until)
+{
+	/* tracing is off: the rings only shrink, so this ends */
+	for (int round = 0; round < 1000000 && !loop->halted; round++) {
+		int any = 0;
+		loop_fill_all(loop);
+		for (int i = 0; i < loop->nstreams; i++)
+			any |= loop->streams[i]->has;
+		if (!any)
+			break;
+		loop_dispatch(loop, UINT64_MAX, until);
+	}
+	loop_dispatch(loop, UINT64_MAX, until);
+}

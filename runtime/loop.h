@@ -1,0 +1,46 @@
+/* loop.h: the event loop. Merges the streams of every source by timestamp,
+ * interleaves timers on the same clock, and wakes per batch, not per event. */
+#ifndef LTAP_LOOP_H
+#define LTAP_LOOP_H
+
+#include "stream.h"
+
+#include <stdint.h>
+
+struct ltap_loop;
+
+struct ltap_loop_hooks {
+	void *ud;
+	/* One record, in timestamp order. Non-zero halts dispatching. */
+	int (*event)(void *ud, const struct ltap_rec *r);
+	/* Timer id came due at trace time `at`. Non-zero halts dispatching. */
+	int (*timer)(void *ud, int id, uint64_t at);
+	/* SIGCHLD arrived (read from a signalfd). */
+	void (*child)(void *ud);
+};
+
+/* CLOCK_MONOTONIC in ns: the live trace clock. */
+uint64_t ltap_now(void);
+
+struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks);
+void ltap_loop_free(struct ltap_loop *loop);
+
+int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s);
+/* A timer first due at trace time `first`, then every `period` ns (0: once). */
+int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period);
+void ltap_loop_timer_cancel(struct ltap_loop *loop, int id);
+/* Dispatch per CPU as read, without the merge (faster, out of order). */
+void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered);
+
+/* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
+int ltap_loop_run(struct ltap_loop *loop);
+/* Async-signal-safe: asks ltap_loop_run to return after the current batch. */
+void ltap_loop_stop(struct ltap_loop *loop);
+/* Stops dispatching at once (exit(), a script error). */
+void ltap_loop_halt(struct ltap_loop *loop);
+int ltap_loop_halted(struct ltap_loop *loop);
+/* The final drain: reads what the rings still hold and dispatches all of it,
+ * and the timers due up to `until`. Tracing must already be off. */
+void ltap_loop_finish(struct ltap_loop *loop, uint64_t until);
+
+#endif

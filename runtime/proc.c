@@ -1,0 +1,138 @@
+/* proc.c: open-addressing hash of tasks, grown on new tasks only. */
+#include "proc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct proc_entry {
+	int key; /* tid + 1; 0 marks a free slot (tid 0 is the idle task) */
+	int tgid;
+	char comm[16];
+};
+
+struct ltap_proc {
+	struct proc_entry *tab;
+	uint32_t mask, used;
+};
+
+struct ltap_proc *ltap_proc_new(void)
+{
+	struct ltap_proc *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->mask = 4095;
+	p->tab = calloc(p->mask + 1, sizeof *p->tab);
+	if (!p->tab) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void ltap_proc_free(struct ltap_proc *p)
+{
+	if (!p)
+		return;
+	free(p->tab);
+	free(p);
+}
+
+static uint32_t proc_hash(int key)
+{
+	return (uint32_t)key * 2654435761u;
+}
+
+static struct proc_entry *proc_slot(struct proc_entry *tab, uint32_t mask, int key)
+{
+	uint32_t i = proc_hash(key) & mask;
+	while (tab[i].key && tab[i].key != key)
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
+static int proc_grow(struct ltap_proc *p)
+{
+	uint32_t nmask = p->mask * 2 + 1;
+	struct proc_entry *nt = calloc(nmask + 1, sizeof *nt);
+	if (!nt)
+		return -1;
+	for (uint32_t i = 0; i <= p->mask; i++)
+		if (p->tab[i].key)
+			*proc_slot(nt, nmask, p->tab[i].key) = p->tab[i];
+	free(p->tab);
+	p->tab = nt;
+	p->mask = nmask;
+	return 0;
+}
+
+static void proc_read(int tid, struct proc_entry *e)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	e->tgid = tid;
+	snprintf(e->comm, sizeof e->comm, "%s", tid == 0 ? "swapper" : "<...>");
+	if (tid == 0)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "Name:\t", 6) == 0) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(e->comm, sizeof e->comm, "%.15s", line + 6);
+		} else if (strncmp(line, "Tgid:\t", 6) == 0) {
+			e->tgid = atoi(line + 6);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static struct proc_entry *proc_get(struct ltap_proc *p, int tid, int load)
+{
+	struct proc_entry *e = proc_slot(p->tab, p->mask, tid + 1);
+
+	if (e->key)
+		return e;
+	if ((p->used + 1) * 2 > p->mask + 1) {
+		if (proc_grow(p) < 0)
+			return NULL;
+		e = proc_slot(p->tab, p->mask, tid + 1);
+	}
+	e->key = tid + 1;
+	p->used++;
+	if (load)
+		proc_read(tid, e);
+	else {
+		e->tgid = tid;
+		strcpy(e->comm, "<...>");
+	}
+	return e;
+}
+
+const char *ltap_proc_comm(struct ltap_proc *p, int tid)
+{
+	struct proc_entry *e = proc_get(p, tid, 1);
+	return e ? e->comm : "<...>";
+}
+
+int ltap_proc_tgid(struct ltap_proc *p, int tid)
+{
+	struct proc_entry *e = proc_get(p, tid, 1);
+	return e ? e->tgid : tid;
+}
+
+void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm)
+{
+	struct proc_entry *e = proc_get(p, tid, tgid < 0);
+	if (!e)
+		return;
+	if (tgid >= 0)
+		e->tgid = tgid;
+	if (comm)
+		snprintf(e->comm, sizeof e->comm, "%s", comm);
+}

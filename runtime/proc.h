@@ -1,0 +1,19 @@
+/* proc.h: the tid -> (tgid, comm) cache. Fed in event order by task events
+ * (newtask, rename, exec) so names are right at each event's time; /proc is
+ * read only on the first sight of a task that was already running. */
+#ifndef LTAP_PROC_H
+#define LTAP_PROC_H
+
+struct ltap_proc;
+
+struct ltap_proc *ltap_proc_new(void);
+void ltap_proc_free(struct ltap_proc *p);
+
+/* The comm of tid ("<...>" when it cannot be known, as the kernel prints). */
+const char *ltap_proc_comm(struct ltap_proc *p, int tid);
+/* The process (thread group) id of tid, or tid itself when unknown. */
+int ltap_proc_tgid(struct ltap_proc *p, int tid);
+/* Records what an event told: tgid < 0 or comm NULL keep the old value. */
+void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm);
+
+#endif

@@ -1,0 +1,206 @@
+/* src_tracepoint.c: reads the instance's trace_pipe_raw per CPU into a pool
+ * of sub-buffers and walks them with kbuffer, without copying events. */
+#include "src_tracepoint.h"
+
+#include "instance.h"
+#include "log.h"
+
+#include <errno.h>
+#include <event-parse.h>
+#include <fcntl.h>
+#include <kbuffer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+struct cpu_ring {
+	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
+	struct kbuffer *kbuf;
+	char **pages;  /* ring of pool pages: [head, head + count) hold data */
+	int head, count, cap;
+	int loaded;    /* pages[head] is loaded in kbuf */
+	int subbuf;
+	char stats_path[256];
+};
+
+struct ltap_tpsrc {
+	int nr;
+	struct cpu_ring *rings;
+	struct ltap_stream **streams;
+};
+
+static void ring_advance(struct ltap_stream *s)
+{
+	struct cpu_ring *r = (struct cpu_ring *)s;
+	unsigned long long ts;
+	void *data;
+
+	if (r->loaded) {
+		data = kbuffer_next_event(r->kbuf, &ts);
+		if (data)
+			goto got;
+		/* page consumed: give it back to the pool */
+		r->loaded = 0;
+		r->head = (r->head + 1) % r->cap;
+		r->count--;
+	}
+	while (r->count > 0) {
+		if (kbuffer_load_subbuffer(r->kbuf, r->pages[r->head]) == 0) {
+			int missed = kbuffer_missed_events(r->kbuf);
+			if (missed > 0)
+				r->s.lost += (uint64_t)missed;
+			r->loaded = 1;
+			data = kbuffer_read_event(r->kbuf, &ts);
+			if (data)
+				goto got;
+			r->loaded = 0;
+		}
+		r->head = (r->head + 1) % r->cap;
+		r->count--;
+	}
+	r->s.has = 0;
+	return;
+got:
+	r->s.has = 1;
+	r->s.cur.ts = ts;
+	r->s.cur.data = data;
+	r->s.cur.size = kbuffer_event_size(r->kbuf);
+}
+
+static int ring_fill(struct ltap_stream *s)
+{
+	struct cpu_ring *r = (struct cpu_ring *)s;
+
+	while (r->count < r->cap) {
+		char *page = r->pages[(r->head + r->count) % r->cap];
+		ssize_t n = read(r->s.fd, page, (size_t)r->subbuf);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		r->count++;
+	}
+	if (!r->s.has)
+		ring_advance(s);
+	return 0;
+}
+
+static const struct ltap_stream_ops ring_ops = {
+	.fill = ring_fill,
+	.advance = ring_advance,
+};
+
+static int tpsrc_subbuf_size(struct ltap_instance *inst)
+{
+	char path[512];
+	FILE *f;
+	int kb = 0;
+
+	/* kernels from 6.8 on may use sub-buffers larger than a page */
+	if (ltap_instance_path(inst, "buffer_subbuf_size_kb", path, sizeof path) == 0 &&
+	    (f = fopen(path, "r")) != NULL) {
+		if (fscanf(f, "%d", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return kb > 0 ? kb * 1024 : getpagesize();
+}
+
+struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle *tep,
+				   int pool_pages)
+{
+	struct ltap_tpsrc *src = calloc(1, sizeof *src);
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	int subbuf = tpsrc_subbuf_size(inst);
+
+	if (!src)
+		return NULL;
+	src->rings = calloc((size_t)ncpu, sizeof *src->rings);
+	src->streams = calloc((size_t)ncpu, sizeof *src->streams);
+	if (!src->rings || !src->streams)
+		goto fail;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct cpu_ring *r = &src->rings[src->nr];
+		char file[64], path[512];
+		int fd;
+
+		snprintf(file, sizeof file, "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		if (ltap_instance_path(inst, file, path, sizeof path) != 0)
+			goto fail;
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue; /* offline or absent CPU */
+			ltap_err("tracepoint: cannot open %s: %s", path, strerror(errno));
+			goto fail;
+		}
+		r->s.ops = &ring_ops;
+		r->s.fd = fd;
+		r->s.cpu = cpu;
+		r->subbuf = subbuf;
+		r->cap = pool_pages;
+		snprintf(file, sizeof file, "per_cpu/cpu%d/stats", cpu);
+		ltap_instance_path(inst, file, r->stats_path, sizeof r->stats_path);
+		r->kbuf = tep_kbuffer(tep);
+		r->pages = calloc((size_t)r->cap, sizeof *r->pages);
+		src->nr++;
+		if (!r->kbuf || !r->pages)
+			goto fail;
+		for (int i = 0; i < r->cap; i++)
+			if (!(r->pages[i] = malloc((size_t)subbuf)))
+				goto fail;
+		src->streams[src->nr - 1] = &r->s;
+	}
+	return src;
+fail:
+	ltap_tpsrc_close(src);
+	return NULL;
+}
+
+void ltap_tpsrc_close(struct ltap_tpsrc *src)
+{
+	if (!src)
+		return;
+	for (int i = 0; i < src->nr; i++) {
+		struct cpu_ring *r = &src->rings[i];
+		if (r->s.fd >= 0)
+			close(r->s.fd);
+		if (r->kbuf)
+			kbuffer_free(r->kbuf);
+		if (r->pages)
+			for (int j = 0; j < r->cap; j++)
+				free(r->pages[j]);
+		free(r->pages);
+	}
+	free(src->rings);
+	free(src->streams);
+	free(src);
+}
+
+int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams)
+{
+	*streams = src->streams;
+	return src->nr;
+}
+
+uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx)
+{
+	struct cpu_ring *r = &src->rings[idx];
+	unsigned long long dropped = 0, v;
+	char line[128];
+	FILE *f = fopen(r->stats_path, "r");
+
+	if (f) {
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "dropped events: %llu", &v) == 1 ||
+			    sscanf(line, "overrun: %llu", &v) == 1)
+				dropped += v;
+		fclose(f);
+	}
+	return dropped > r->s.lost ? dropped : r->s.lost;
+}

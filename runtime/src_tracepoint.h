@@ -1,0 +1,23 @@
+/* src_tracepoint.h: the per-CPU raw ftrace rings of an ltap instance. */
+#ifndef LTAP_SRC_TRACEPOINT_H
+#define LTAP_SRC_TRACEPOINT_H
+
+#include "stream.h"
+
+#include <stdint.h>
+
+struct ltap_instance;
+struct tep_handle;
+struct ltap_tpsrc;
+
+/* Opens per_cpu/cpuN/trace_pipe_raw for every online CPU. pool_pages caps the
+ * sub-buffers buffered per CPU (memory bound); the kernel drops, and counts,
+ * what does not fit. NULL with a logged reason. */
+struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle *tep,
+				   int pool_pages);
+void ltap_tpsrc_close(struct ltap_tpsrc *src);
+int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams);
+/* Events the kernel dropped on cpu (from the ring's stats), or the stream's count. */
+uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx);
+
+#endif

@@ -1,0 +1,34 @@
+/* stream.h: one time-ordered stream of raw event records (a CPU's ring, a
+ * saved trace). Every source gives the loop streams; the loop merges them by
+ * timestamp, so live and replay runs are the same loop. */
+#ifndef LTAP_STREAM_H
+#define LTAP_STREAM_H
+
+#include <stdint.h>
+
+struct ltap_rec {
+	uint64_t ts;      /* ns on the trace clock (CLOCK_MONOTONIC live) */
+	const void *data; /* the event's raw bytes, starting with common_type */
+	int size;
+	int cpu;
+};
+
+struct ltap_stream;
+
+struct ltap_stream_ops {
+	/* Reads what the kernel has into the stream's buffers: 0 or -errno. */
+	int (*fill)(struct ltap_stream *s);
+	/* Moves to the next record; sets s->has and s->cur. */
+	void (*advance)(struct ltap_stream *s);
+};
+
+struct ltap_stream {
+	const struct ltap_stream_ops *ops;
+	int fd;          /* for epoll; -1 when the stream is not pollable */
+	int cpu;
+	int has;         /* cur holds a record not dispatched yet */
+	struct ltap_rec cur;
+	uint64_t lost;   /* events the kernel dropped before reaching us */
+};
+
+#endif

@@ -183,6 +183,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		return -1;
 	if (ctx_targets(ctx) || ltap_probes_attach(ctx))
 		return -1;
+	ltap_proc_seed(ctx->proc);
 	ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES);
 	if (!ctx->src)
 		return -1;
@@ -280,10 +281,10 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	if (!ctx->failed && ctx->sigints < 2)
 		ltap_run_hooks(ctx, "ltap.finish");
 	fflush(stdout);
-	if (ctx->failed || ctx->was_interrupted)
-		code = 1;
-	else if (ctx->sigints >= 2)
+	if (ctx->sigints >= 2)
 		code = 130;
+	else if (ctx->failed || ctx->was_interrupted)
+		code = 1;
 	else if (ctx->exit_called)
 		code = ctx->exit_code;
 out:

@@ -153,10 +153,11 @@ static int event_index(lua_State *L)
 	lua_pushvalue(L, 2);
 	if (lua_rawget(L, -2) != LUA_TNUMBER) {
 		char names[2048];
+		const char *key = luaL_tolstring(L, 2, NULL);
 		ltap_catalog_field_names(e->desc->ev, names, sizeof names);
-		luaL_where(L, 1);
+		luaL_where(L, 1); /* the script line that asked */
 		lua_pushfstring(L, "%s:%s has no field '%s' (fields: %s)", e->desc->ev->system,
-				e->desc->ev->name, luaL_tolstring(L, 2, NULL), names);
+				e->desc->ev->name, key, names);
 		lua_concat(L, 2);
 		return lua_error(L);
 	}

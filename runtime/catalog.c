@@ -35,7 +35,9 @@ struct ltap_catalog *ltap_catalog_open(void)
 	tep_set_page_size(cat->tep, getpagesize());
 	hp = ltap_tracefs_read("events/header_page", &len);
 	if (!hp) {
-		ltap_err("catalog: cannot read events/header_page: %s", strerror(errno));
+		int e = errno;
+		ltap_err("catalog: cannot read %s/events/header_page: %s%s", ltap_tracefs_dir(), strerror(e),
+			 e == EACCES || e == EPERM ? " (run ltap as root)" : "");
 		goto fail;
 	}
 	tep_parse_header_page(cat->tep, hp, len, sizeof(long));

@@ -42,7 +42,7 @@ int ltap_instance_reap_stale(void)
 
 	if (!ltap_tracefs_dir())
 		return 0;
-	names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
 	if (!names)
 		return 0;
 	for (char **n = names; *n; n++) {

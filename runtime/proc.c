@@ -1,6 +1,10 @@
 /* proc.c: open-addressing hash of tasks, grown on new tasks only. */
 #include "proc.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,5 +138,56 @@ void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm)
 	if (tgid >= 0)
 		e->tgid = tgid;
 	if (comm)
-		snprintf(e->comm, sizeof e->comm, "%s", comm);
+		snprintf(e->comm, sizeof e->comm, "%.15s", comm);
+}
+
+static int proc_is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+int ltap_proc_seed(struct ltap_proc *p)
+{
+	DIR *d = opendir("/proc"), *td;
+	struct dirent *de, *te;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char path[600];
+		if (!proc_is_number(de->d_name))
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/task", de->d_name);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((te = readdir(td)) != NULL) {
+			char comm[32];
+			ssize_t r;
+			int fd;
+			if (!proc_is_number(te->d_name))
+				continue;
+			snprintf(path, sizeof path, "/proc/%s/task/%s/comm", de->d_name, te->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			r = read(fd, comm, sizeof comm - 1);
+			close(fd);
+			if (r <= 0)
+				continue;
+			comm[r] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+			ltap_proc_update(p, atoi(te->d_name), atoi(de->d_name), comm);
+			n++;
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return n;
 }

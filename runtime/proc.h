@@ -9,6 +9,9 @@ struct ltap_proc;
 struct ltap_proc *ltap_proc_new(void);
 void ltap_proc_free(struct ltap_proc *p);
 
+/* Reads every running task from /proc, so tasks that exit before their
+ * events are dispatched keep their names. Returns the number read. */
+int ltap_proc_seed(struct ltap_proc *p);
 /* The comm of tid ("<...>" when it cannot be known, as the kernel prints). */
 const char *ltap_proc_comm(struct ltap_proc *p, int tid);
 /* The process (thread group) id of tid, or tid itself when unknown. */

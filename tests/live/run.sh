@@ -1,0 +1,16 @@
+#!/bin/bash
+# run.sh TEST: runs one live test file, then checks the kernel's tracing state
+# is exactly as before (no instance, event, filter, pid or uprobe left).
+set -u
+. "$(dirname "$0")/lib.sh"
+snapshot > "$WORK/before"
+( set -e; . "$1" ) > "$WORK/test.log" 2>&1
+rc=$?
+cat "$WORK/test.log"
+snapshot > "$WORK/after"
+if ! diff -u "$WORK/before" "$WORK/after"; then
+  echo "FAIL: kernel tracing state changed by $(basename "$1")"
+  rc=1
+fi
+[ $rc -eq 0 ] && echo "PASS $(basename "$1")" || echo "FAIL $(basename "$1") (rc=$rc)"
+exit $rc

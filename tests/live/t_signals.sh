@@ -1,0 +1,29 @@
+# SIGINT: end report and exit 0. A runaway handler is interrupted within a
+# second even inside pcall, naming where it was. A second SIGINT exits at once.
+"$LTAP" -e 'probe("sched:sched_switch", function(e) end) finish(function() print("END REPORT") end)' > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+sleep 1; kill -INT $l; set +e; wait $l; rc=$?; set -e
+expect_eq "SIGINT exit code" 0 $rc
+expect_eq "end report" "END REPORT" "$(cat $WORK/out)"
+
+cat > $WORK/loop.lua <<'LUA'
+probe("syscalls:sys_enter_getppid", function(e)
+  while true do pcall(function() while true do end end) end
+end)
+finish(function() print("finish ran") end)
+LUA
+"$LTAP" -c "$PROGS/getppid_loop 10 300" $WORK/loop.lua > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+sleep 1.5; t0=$(date +%s%N); kill -INT $l; set +e; wait $l; rc=$?; set -e; t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+[ $ms -lt 1500 ] || fail "runaway handler took ${ms} ms to stop"
+echo "ok: runaway handler stopped in ${ms} ms"
+expect_grep "interrupted message" "interrupted by SIGINT" $WORK/err
+expect_grep "names where" "loop.lua:2" $WORK/err
+expect_eq "runaway exit code" 1 $rc
+
+cat > $WORK/slowend.lua <<'LUA'
+probe("sched:sched_switch", function(e) end)
+finish(function() while true do end end)
+LUA
+"$LTAP" $WORK/slowend.lua > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+sleep 1; kill -INT $l; sleep 0.3; kill -INT $l; set +e; wait $l; rc=$?; set -e
+expect_eq "second SIGINT exit code" 130 $rc

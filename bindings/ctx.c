@@ -166,6 +166,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	};
 	struct ltap_loop_hooks h = hooks;
 	struct ltap_stream **ss;
+	int64_t offset;
 	int n;
 
 	h.ud = ctx;
@@ -181,10 +182,12 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
 	if (!ctx->inst)
 		return -1;
+	if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
+		return -1;
 	if (ctx_targets(ctx) || ltap_probes_attach(ctx))
 		return -1;
 	ltap_proc_seed(ctx->proc);
-	ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES);
+	ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES, offset);
 	if (!ctx->src)
 		return -1;
 	n = ltap_tpsrc_streams(ctx->src, &ss);

@@ -5,6 +5,10 @@
 #include "tracefs_dir.h"
 
 #include <ctype.h>
+#include <event-parse.h>
+#include <fcntl.h>
+#include <kbuffer.h>
+#include <time.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +105,6 @@ struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent)
 	}
 	if (tracefs_trace_off(inst->ti) < 0)
 		goto fail;
-	/* the mono clock is CLOCK_MONOTONIC: timers and event times share one clock */
-	if (instance_write(inst, "trace_clock", "mono"))
-		goto fail;
 	/* a full ring drops new events (counted) instead of overwriting old ones */
 	tracefs_option_disable(inst->ti, TRACEFS_OPTION_OVERWRITE);
 	/* comm comes from ltap's own cache; saved_cmdlines bookkeeping costs every switch */
@@ -182,7 +183,11 @@ int ltap_instance_filter(struct ltap_instance *inst, const char *sys, const char
 
 int ltap_instance_enable(struct ltap_instance *inst, const char *sys, const char *event)
 {
-	if (tracefs_event_enable(inst->ti, sys, event) < 0) {
+	char file[600];
+
+	/* a direct write: tracefs_event_enable scans every event directory */
+	snprintf(file, sizeof file, "events/%s/%s/enable", sys, event);
+	if (tracefs_instance_file_write(inst->ti, file, "1") < 0) {
 		int e = errno ? errno : EINVAL;
 		ltap_err("instance: cannot enable %s:%s: %s", sys, event, strerror(e));
 		return -e;
@@ -207,6 +212,67 @@ int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n)
 		}
 	}
 	return 0;
+}
+
+/* Changing trace_clock to mono would cost a ~30 ms RCU grace period at every
+ * start. Instead the ring keeps the cheap local clock and one trace_marker
+ * write, the only event in the still-empty ring, tells its offset from
+ * CLOCK_MONOTONIC. */
+int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep, int64_t *offset)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), found = 0, e = 0;
+	struct timespec a, b;
+	uint64_t t1, t2, ts = 0;
+	char *page = malloc(1 << 20);
+	struct kbuffer *kbuf = tep_kbuffer(tep);
+
+	if (!page || !kbuf) {
+		e = -ENOMEM;
+		goto out;
+	}
+	if (tracefs_trace_on(inst->ti) < 0) {
+		e = -errno;
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	e = tracefs_instance_file_write(inst->ti, "trace_marker", "ltap clock sync") < 0 ? -errno : 0;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	tracefs_trace_off(inst->ti);
+	if (e)
+		goto out;
+	t1 = (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
+	t2 = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	for (int cpu = 0; cpu < ncpu && !found; cpu++) {
+		char file[64], *path;
+		unsigned long long t;
+		ssize_t n;
+		int fd;
+
+		snprintf(file, sizeof file, "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		path = tracefs_instance_get_file(inst->ti, file);
+		fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+		tracefs_put_tracing_file(path);
+		if (fd < 0)
+			continue;
+		n = read(fd, page, 1 << 20);
+		close(fd);
+		if (n > 0 && kbuffer_load_subbuffer(kbuf, page) == 0 && kbuffer_read_event(kbuf, &t)) {
+			ts = t;
+			found = 1;
+		}
+	}
+	if (!found) {
+		e = -ENOENT;
+		goto out;
+	}
+	*offset = (int64_t)(t1 / 2 + t2 / 2) - (int64_t)ts;
+out:
+	if (e)
+		ltap_err("instance: cannot relate the trace clock to CLOCK_MONOTONIC: %s", strerror(-e));
+	if (kbuf)
+		kbuffer_free(kbuf);
+	free(page);
+	return e;
 }
 
 int ltap_instance_tracing(struct ltap_instance *inst, int on)

@@ -5,6 +5,7 @@
 #define LTAP_INSTANCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct ltap_instance;
@@ -13,7 +14,7 @@ struct ltap_instance;
  * number removed. */
 int ltap_instance_reap_stale(void);
 
-/* Creates the instance with tracing off, the mono clock, no overwrite, and
+/* Creates the instance with tracing off, no overwrite, and
  * buffer_kb per CPU (0: keep the kernel's default). NULL with a logged reason. */
 struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent);
 /* Disables everything and removes the instance; NULL-safe, idempotent.
@@ -31,5 +32,9 @@ int ltap_instance_enable(struct ltap_instance *inst, const char *sys, const char
 /* Restricts events to these pids and, through event-fork, their children. */
 int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n);
 int ltap_instance_tracing(struct ltap_instance *inst, int on);
+/* Measures offset = CLOCK_MONOTONIC - trace clock. Call once, before any
+ * event is enabled. 0 or -errno. */
+struct tep_handle;
+int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep, int64_t *offset);
 
 #endif

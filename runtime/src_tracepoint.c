@@ -22,6 +22,7 @@ struct cpu_ring {
 	int head, count, cap;
 	int loaded;    /* pages[head] is loaded in kbuf */
 	int subbuf;
+	int64_t clock_offset;
 	char stats_path[256];
 };
 
@@ -64,7 +65,7 @@ static void ring_advance(struct ltap_stream *s)
 	return;
 got:
 	r->s.has = 1;
-	r->s.cur.ts = ts;
+	r->s.cur.ts = ts + (uint64_t)r->clock_offset;
 	r->s.cur.data = data;
 	r->s.cur.size = kbuffer_event_size(r->kbuf);
 }
@@ -112,7 +113,7 @@ static int tpsrc_subbuf_size(struct ltap_instance *inst)
 }
 
 struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle *tep,
-				   int pool_pages)
+				   int pool_pages, int64_t clock_offset)
 {
 	struct ltap_tpsrc *src = calloc(1, sizeof *src);
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -143,6 +144,7 @@ struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle
 		r->s.fd = fd;
 		r->s.cpu = cpu;
 		r->subbuf = subbuf;
+		r->clock_offset = clock_offset;
 		r->cap = pool_pages;
 		snprintf(file, sizeof file, "per_cpu/cpu%d/stats", cpu);
 		ltap_instance_path(inst, file, r->stats_path, sizeof r->stats_path);

@@ -10,11 +10,12 @@ struct ltap_instance;
 struct tep_handle;
 struct ltap_tpsrc;
 
-/* Opens per_cpu/cpuN/trace_pipe_raw for every online CPU. pool_pages caps the
+/* Opens per_cpu/cpuN/trace_pipe_raw for every online CPU; clock_offset turns
+ * ring timestamps into CLOCK_MONOTONIC. pool_pages caps the
  * sub-buffers buffered per CPU (memory bound); the kernel drops, and counts,
  * what does not fit. NULL with a logged reason. */
 struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle *tep,
-				   int pool_pages);
+				   int pool_pages, int64_t clock_offset);
 void ltap_tpsrc_close(struct ltap_tpsrc *src);
 int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams);
 /* Events the kernel dropped on cpu (from the ring's stats), or the stream's count. */

@@ -5,6 +5,7 @@
 #include "tracefs_dir.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <event-parse.h>
 #include <fcntl.h>
 #include <kbuffer.h>
@@ -39,36 +40,46 @@ static int instance_owner_alive(pid_t pid)
 	return strncmp(comm, "ltap", 4) == 0;
 }
 
+/* Walks instances/ itself: tracefs_instances() of libtracefs 1.6 leaks its regex. */
 int ltap_instance_reap_stale(void)
 {
-	char **names;
+	char path[4200];
+	const char *dir = ltap_tracefs_dir();
+	struct dirent *de;
+	DIR *d;
 	int removed = 0;
 
-	if (!ltap_tracefs_dir())
+	if (!dir)
 		return 0;
-	names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
-	if (!names)
+	snprintf(path, sizeof path, "%s/instances", dir);
+	d = opendir(path);
+	if (!d)
 		return 0;
-	for (char **n = names; *n; n++) {
-		pid_t pid = (pid_t)atoi(*n + strlen(INSTANCE_PREFIX));
+	while ((de = readdir(d)) != NULL) {
+		const char *num = de->d_name + strlen(INSTANCE_PREFIX);
 		struct tracefs_instance *ti;
+		pid_t pid;
 
+		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0 || !*num ||
+		    strspn(num, "0123456789") != strlen(num))
+			continue;
+		pid = (pid_t)atol(num);
 		if (pid == getpid() || instance_owner_alive(pid))
 			continue;
-		ti = tracefs_instance_alloc(NULL, *n);
+		ti = tracefs_instance_alloc(NULL, de->d_name);
 		if (!ti)
 			continue;
 		tracefs_trace_off(ti);
 		tracefs_event_disable(ti, NULL, NULL);
 		if (tracefs_instance_destroy(ti) == 0) {
-			ltap_info("instance: removed stale instance %s (its ltap is gone)", *n);
+			ltap_info("instance: removed stale instance %s (its ltap is gone)", de->d_name);
 			removed++;
 		} else {
-			ltap_warn("instance: cannot remove stale instance %s: %s", *n, strerror(errno));
+			ltap_warn("instance: cannot remove stale instance %s: %s", de->d_name, strerror(errno));
 		}
 		tracefs_instance_free(ti);
 	}
-	tracefs_list_free(names);
+	closedir(d);
 	return removed;
 }
 

@@ -4,12 +4,20 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 snapshot > "$WORK/before"
+# a sanitizer build reports into files here, so reports of runs whose output
+# a test only greps are not missed
+export ASAN_OPTIONS="log_path=$WORK/asan:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:log_path=$WORK/ubsan"
 ( set -e; . "$1" ) > "$WORK/test.log" 2>&1
 rc=$?
 cat "$WORK/test.log"
 snapshot > "$WORK/after"
 if ! diff -u "$WORK/before" "$WORK/after"; then
   echo "FAIL: kernel tracing state changed by $(basename "$1")"
+  rc=1
+fi
+if ls "$WORK"/asan.* "$WORK"/ubsan.* >/dev/null 2>&1; then
+  cat "$WORK"/asan.* "$WORK"/ubsan.* 2>/dev/null
+  echo "FAIL: sanitizer reports"
   rc=1
 fi
 [ $rc -eq 0 ] && echo "PASS $(basename "$1")" || echo "FAIL $(basename "$1") (rc=$rc)"

@@ -178,6 +178,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (!ctx->loop)
 		return -1;
 	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
+	if (ctx->sigints) /* SIGINT while the script loaded */
+		ltap_loop_stop(ctx->loop);
 	ltap_instance_reap_stale();
 	ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
 	if (!ctx->inst)

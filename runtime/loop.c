@@ -111,6 +111,12 @@ int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
 
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period)
 {
+	for (int i = 0; i < loop->ntimers; i++) {
+		if (!loop->timers[i].active) {
+			loop->timers[i] = (struct loop_timer){id, 1, first, period};
+			return 0;
+		}
+	}
 	if (loop->ntimers == MAX_TIMERS)
 		return -ENOSPC;
 	loop->timers[loop->ntimers++] = (struct loop_timer){id, 1, first, period};

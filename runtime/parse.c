@@ -11,17 +11,25 @@ static const struct { const char *unit; double scale; } duration_units[] = {
 	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"", 1e9},
 };
 
+/* The leading non-negative number of s; *end is what follows it. */
+static int parse_number(const char *s, double *v, char **end)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, end);
+	if (errno || *end == s || *v < 0 || !isfinite(*v))
+		return -EINVAL;
+	return 0;
+}
+
 int ltap_parse_duration(const char *s, uint64_t *ns)
 {
 	char *end;
 	double v;
 	size_t i;
 
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || !isfinite(v))
+	if (parse_number(s, &v, &end))
 		return -EINVAL;
 	for (i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
 		if (strcmp(end, duration_units[i].unit) == 0) {
@@ -42,11 +50,7 @@ int ltap_parse_size(const char *s, uint64_t *bytes)
 	double v;
 	const char *u;
 
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || !isfinite(v))
+	if (parse_number(s, &v, &end))
 		return -EINVAL;
 	if (*end && (u = strchr(units, *end & ~0x20)) != NULL) {
 		for (int k = 0; k <= u - units; k++)

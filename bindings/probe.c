@@ -367,7 +367,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 					char one[512];
 					/* find the probe whose filter the kernel refuses */
 					if (ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, p->filter, one, sizeof one)) {
-						ltap_err("%s probe %s:%s: bad filter '%s': %s", p->where, d->ev->system,
+						ltap_err("%sprobe %s:%s: bad filter '%s': %s", p->where, d->ev->system,
 							 d->ev->name, p->filter, one);
 						return -1;
 					}
@@ -383,7 +383,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 				p->ufilter = tep_filter_alloc(d->ev->tep);
 				snprintf(spec, sizeof spec, "%s/%s:%s", d->ev->system, d->ev->name, p->filter);
 				if (!p->ufilter || tep_filter_add_filter_str(p->ufilter, spec) < 0) {
-					ltap_err("%s probe %s:%s: filter '%s' cannot be applied in user space",
+					ltap_err("%sprobe %s:%s: filter '%s' cannot be applied in user space",
 						 p->where, d->ev->system, d->ev->name, p->filter);
 					return -1;
 				}

@@ -179,8 +179,8 @@ int ltap_instance_filter(struct ltap_instance *inst, const char *sys, const char
 		while ((line = strsep(&p, "\n")) != NULL) {
 			while (isspace((unsigned char)*line) || *line == '#')
 				line++;
-			if (!*line || strcmp(line, "none") == 0 || strncmp(line, "global filter", 13) == 0 ||
-			    strncmp(line, "Only GLOBAL", 11) == 0)
+			/* the file echoes the filter and a caret line; the error line is the reason */
+			if (!strstr(line, "error"))
 				continue;
 			snprintf(reason + used, reasonlen - used, "%s%s", used ? "; " : "", line);
 			used = strlen(reason);

@@ -1,0 +1,358 @@
+#!/usr/bin/env bash
+# bench/run.sh — the cost of counting one syscall tracepoint per process name,
+# for the same workload, with no tracer, bpftrace, perf record and ltap.
+#
+#   sudo bench/run.sh                  N=2000000 events, 5 rounds, medians
+#   sudo N=500000 ROUNDS=3 bench/run.sh
+#   LTAP=/path/to/ltap sudo -E bench/run.sh
+#
+# See bench/README.md for what each column means.
+set -u
+export LC_ALL=C
+
+N=${N:-2000000}
+ROUNDS=${ROUNDS:-5}
+SETTLE=${SETTLE:-0.5}       # seconds to wait after a tracer says it is attached
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(dirname "$HERE")
+LTAP=${LTAP:-$TOP/build/ltap}
+PROG_SRC=$TOP/tests/progs/getppid_loop.c
+TRACEFS=/sys/kernel/tracing
+EVENT=syscalls:sys_enter_getppid
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+# ---------------------------------------------------------------- checks
+[[ $EUID -eq 0 ]] || die "must run as root (sudo bench/run.sh)"
+[[ $N =~ ^[1-9][0-9]*$ ]] || die "N must be a positive integer (got '$N')"
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$ROUNDS')"
+missing=()
+for t in gcc bpftrace perf getconf; do
+	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+done
+[[ -x $LTAP ]] || missing+=("ltap ($LTAP; build it with 'make -C $TOP/build' or set LTAP=)")
+[[ -r $PROG_SRC ]] || missing+=("$PROG_SRC")
+[[ -d $TRACEFS/instances ]] || missing+=("tracefs at $TRACEFS")
+if ((${#missing[@]})); then
+	for m in "${missing[@]}"; do echo "run.sh: missing: $m" >&2; done
+	exit 2
+fi
+ulimit -l unlimited 2>/dev/null ||
+	echo "run.sh: note: cannot raise ulimit -l (stays $(ulimit -l) KB); bpftrace needs it only on kernels < 5.11" >&2
+
+HZ=$(getconf CLK_TCK)
+NCPU=$(nproc)
+TMP=$(mktemp -d /tmp/ltap-bench.XXXXXX) || die "mktemp failed"
+PIDS=()   # every background process this script started
+
+cleanup() {
+	local p i
+	for p in "${PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null || continue
+		kill -INT "$p" 2>/dev/null
+		for ((i = 0; i < 50; i++)); do kill -0 "$p" 2>/dev/null || break; snooze 0.1; done
+		kill -0 "$p" 2>/dev/null && kill -TERM "$p" 2>/dev/null
+		for ((i = 0; i < 30; i++)); do kill -0 "$p" 2>/dev/null || break; snooze 0.1; done
+		kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
+
+# a sleep without fork (for polling at 1 ms): read with timeout on a pipe nobody writes
+exec {SLEEPFD}<> <(:)
+snooze() { read -r -t "$1" -u "$SLEEPFD" _ 2>/dev/null || true; }
+now_us() { local t=$EPOCHREALTIME; NOW=${t/./}; }      # microseconds, no fork
+
+# utime+stime of a process (all its threads), in clock ticks -> TICKS
+proc_ticks() {
+	local s
+	TICKS=
+	read -r s <"/proc/$1/stat" 2>/dev/null || return 1
+	s=${s##*) }
+	set -- $s
+	TICKS=$((${12} + ${13}))
+}
+
+# wait until FILE has a line containing PAT; TIMEOUT seconds; 1 ms polling
+wait_line() {
+	local file=$1 pat=$2 timeout_ms=$(($3 * 1000)) pid=${4:-} line i
+	for ((i = 0; i < timeout_ms; i++)); do
+		if [[ -s $file ]]; then
+			while IFS= read -r line; do
+				[[ $line == *"$pat"* ]] && return 0
+			done <"$file"
+		fi
+		[[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null && return 1
+		snooze 0.001
+	done
+	return 1
+}
+
+# after the workload: wait until the tracer stops using CPU (it has read what
+# the kernel buffered), at most 10 s, so its CPU time is all counted
+settle_cpu() {
+	local pid=$1 prev i
+	proc_ticks "$pid" || return
+	prev=$TICKS
+	for ((i = 0; i < 50; i++)); do
+		snooze 0.2
+		proc_ticks "$pid" || return
+		[[ $TICKS == "$prev" ]] && return
+		prev=$TICKS
+	done
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+# kernel tracing state: nothing left behind by a tool run
+list_instances() { (cd "$TRACEFS/instances" && ls -1A) 2>/dev/null | sort; }
+INST0=$(list_instances)
+check_clean() {
+	local what=$1 inst new se
+	inst=$(list_instances)
+	new=$(comm -13 <(printf '%s\n' "$INST0") <(printf '%s\n' "$inst") | sed '/^$/d')
+	se=$(cat "$TRACEFS/set_event")
+	if [[ -n $new || -n $se ]]; then
+		echo "run.sh: kernel tracing state not clean after $what:" >&2
+		[[ -n $new ]] && echo "  new instances: $(echo $new)" >&2
+		[[ -n $se ]] && echo "  set_event: $(echo $se)" >&2
+		exit 1
+	fi
+}
+
+# ---------------------------------------------------------------- setup
+W=$TMP/getppid_loop
+gcc -O2 -o "$W" "$PROG_SRC" || die "cannot compile $PROG_SRC"
+cp "$LTAP" "$TMP/ltap" || die "cannot copy $LTAP"   # immune to rebuilds during the run
+LT=$TMP/ltap
+cat >"$TMP/count.lua" <<'EOF'
+local n = {}
+probe("syscalls:sys_enter_getppid", function(e) n[e.comm] = (n[e.comm] or 0) + 1 end)
+finish(function() for k, v in sorted(n) do printf("%s %d\n", k, v) end end)
+EOF
+BT_PROG='tracepoint:syscalls:sys_enter_getppid /comm == "getppid_loop"/ { @[comm] = count(); }'
+
+echo "ltap benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $NCPU CPUs, HZ=$HZ"
+echo "  $($LT --version 2>/dev/null || echo "ltap $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+dirty')")," \
+	"$(bpftrace --version 2>&1 | head -1), $(perf --version 2>&1)"
+echo "  workload: getppid_loop $N, $ROUNDS rounds, medians"
+if [[ -n $INST0 ]]; then
+	echo "  note: tracefs instances present before the run (not ours, left alone): $(echo $INST0)"
+fi
+echo
+
+# per-tool arrays of per-round values
+declare -a base_w bt_w bt_cpu bt_cnt bt_lost bt_att pf_w pf_cpu pf_cnt pf_dup pf_lost pf_rec pf_att
+declare -a lt_w lt_cpu lt_cnt lt_lost lt_miss lt_att
+
+run_workload() {     # -> WALL (ns)
+	local a
+	now_us; a=$NOW
+	"$W" "$N"
+	now_us
+	WALL=$(((NOW - a) * 1000))
+}
+
+# ---------------------------------------------------------------- tools
+round_base() {
+	run_workload
+	base_w+=("$WALL")
+}
+
+round_bpftrace() {
+	local out=$TMP/bt.out err=$TMP/bt.err pid t0 c0 cnt
+	: >"$out"; : >"$err"
+	now_us; t0=$NOW
+	bpftrace -e "$BT_PROG" >"$out" 2>"$err" &
+	pid=$!; PIDS+=("$pid")
+	wait_line "$out" "Attaching" 60 "$pid" || { cat "$err" >&2; die "bpftrace did not attach"; }
+	now_us; bt_att+=("$(((NOW - t0)))")
+	snooze "$SETTLE"
+	proc_ticks "$pid"; c0=$TICKS
+	run_workload
+	bt_w+=("$WALL")
+	settle_cpu "$pid"
+	proc_ticks "$pid"
+	bt_cpu+=("$(((TICKS - c0) * 1000000000 / HZ))")
+	kill -INT "$pid"; wait "$pid"
+	cnt=$(awk -F': *' '/^@\[getppid_loop\]/ {print $2}' "$out")
+	bt_cnt+=("${cnt:-0}")
+	# bpftrace counts in a kernel map: nothing to lose; report lost as N - counted
+	bt_lost+=("$((N - ${cnt:-0}))")
+	check_clean bpftrace
+}
+
+round_perf() {
+	local data=$TMP/perf.data err=$TMP/perf.err pid t0 c0 cnt lost i nfd
+	rm -f "$data"; : >"$err"
+	now_us; t0=$NOW
+	perf record -e "$EVENT" -a -o "$data" 2>"$err" >/dev/null &
+	pid=$!; PIDS+=("$pid")
+	# attached = one perf_event fd per CPU open
+	for ((i = 0; i < 30000; i++)); do
+		nfd=$(ls -l "/proc/$pid/fd" 2>/dev/null | grep -c 'perf_event')
+		((nfd >= NCPU)) && break
+		kill -0 "$pid" 2>/dev/null || { cat "$err" >&2; die "perf record died"; }
+		snooze 0.002
+	done
+	now_us; pf_att+=("$(((NOW - t0)))")
+	snooze "$SETTLE"
+	proc_ticks "$pid"; c0=$TICKS
+	run_workload
+	pf_w+=("$WALL")
+	settle_cpu "$pid"
+	proc_ticks "$pid"
+	pf_cpu+=("$(((TICKS - c0) * 1000000000 / HZ))")
+	kill -INT "$pid"; wait "$pid"
+	# the count is `perf script | grep -c getppid_loop`; --ns so that samples
+	# written twice into perf.data (same tid, same ns time: seen with perf 6.1)
+	# can be told apart from distinct events
+	read -r cnt uniq < <(perf script --ns -i "$data" 2>/dev/null | grep getppid_loop |
+		awk '{print $2, $4}' | sort | uniq -c | awk '{c += $1; u++} END {print c + 0, u + 0}')
+	pf_cnt+=("$cnt"); pf_dup+=("$((cnt - uniq))")
+	# perf's own loss accounting: the number of LOST records (ring full) in perf.data
+	lost=$(perf report --stats -i "$data" 2>/dev/null |
+		awk '/Aggregated stats/ {a=1} a && /LOST events:/ {l=$3} END {print l + 0}')
+	pf_lost+=("$((N - uniq))"); pf_rec+=("$lost")
+	rm -f "$data"
+	check_clean perf
+}
+
+round_ltap() {
+	local out=$TMP/lt.out err=$TMP/lt.err pid t0 c0 cnt lost
+	: >"$out"; : >"$err"
+	now_us; t0=$NOW
+	"$LT" -v "$TMP/count.lua" >"$out" 2>"$err" &
+	pid=$!; PIDS+=("$pid")
+	wait_line "$err" "attached in" 30 "$pid" || { cat "$err" >&2; die "ltap did not attach"; }
+	now_us; lt_att+=("$(((NOW - t0)))")
+	snooze "$SETTLE"
+	proc_ticks "$pid"; c0=$TICKS
+	run_workload
+	lt_w+=("$WALL")
+	settle_cpu "$pid"
+	proc_ticks "$pid"
+	lt_cpu+=("$(((TICKS - c0) * 1000000000 / HZ))")
+	kill -INT "$pid"; wait "$pid" || echo "run.sh: ltap exited $?" >&2
+	cnt=$(awk '$1 == "getppid_loop" {print $2}' "$out")
+	lt_cnt+=("${cnt:-0}")
+	lost=$(sed -n 's/^ltap: lost \([0-9]*\) events.*/\1/p' "$err")
+	lt_lost+=("${lost:-0}"); lt_miss+=("$((N - ${cnt:-0}))")
+	grep -v -e '^ltap: attached in' -e '^ltap: lost' "$err" >&2
+	check_clean ltap
+}
+
+for ((r = 1; r <= ROUNDS; r++)); do
+	printf 'round %d/%d: baseline' "$r" "$ROUNDS"
+	round_base
+	printf ', bpftrace'; round_bpftrace
+	printf ', perf'; round_perf
+	printf ', ltap'; round_ltap
+	printf '\n'
+done
+
+# ---------------------------------------------------------------- start-up
+# ltap's own number: from the start of the run to the probes enabled (-v),
+# after the script was loaded; the process start is in the external numbers.
+declare -a lt_self lt_first bt_first
+for ((r = 1; r <= ROUNDS; r++)); do
+	"$LT" -v -d 1s "$TMP/count.lua" >/dev/null 2>"$TMP/att.err"
+	v=$(sed -n 's/^ltap: attached in \([0-9.]*\) ms.*/\1/p' "$TMP/att.err")
+	lt_self+=("${v:-nan}")
+	check_clean "ltap -d 1s"
+done
+
+# time from launch to the first event of an already running workload being
+# handled in user space (an upper bound of attach time: it adds the delivery
+# latency, for ltap up to its 10 ms merge hold-back plus a wake-up)
+first_event() {     # $1 = bpftrace|ltap -> FIRST (us)
+	local out=$TMP/fe.out pid wpid t0 ok=0
+	: >"$out"
+	"$W" 100000000000 &
+	wpid=$!; PIDS+=("$wpid")
+	snooze 0.05
+	now_us; t0=$NOW
+	if [[ $1 == bpftrace ]]; then
+		bpftrace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "getppid_loop"/ { printf("hit\n"); exit(); }' >"$out" 2>/dev/null &
+	else
+		"$LT" -e 'probe("syscalls:sys_enter_getppid", function(e)
+			if e.comm == "getppid_loop" then print("hit"); io.stdout:flush(); exit() end end)' >"$out" 2>/dev/null &
+	fi
+	pid=$!; PIDS+=("$pid")
+	wait_line "$out" "hit" 60 "$pid" && ok=1
+	now_us
+	FIRST=$((NOW - t0)); ((ok)) || FIRST=nan
+	wait "$pid" 2>/dev/null
+	kill -TERM "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+	check_clean "$1 first event"
+}
+for ((r = 1; r <= ROUNDS; r++)); do
+	first_event bpftrace; bt_first+=("$FIRST")
+	first_event ltap; lt_first+=("$FIRST")
+done
+
+# ---------------------------------------------------------------- report
+BW=$(median "${base_w[@]}")
+# a cell: the value if every round agrees, else "median (min..max)"
+cell() {
+	local sorted
+	sorted=($(printf '%s\n' "$@" | sort -g))
+	if [[ ${sorted[0]} == "${sorted[-1]}" ]]; then echo "${sorted[0]}"
+	else echo "$(median "$@") (${sorted[0]}..${sorted[-1]})"; fi
+}
+row() {     # name "walls" "cpus"|- counted lost
+	local name=$1 w=$2 c=$3 slow cpu
+	w=$(median $w)
+	slow=$(awk -v w="$w" -v b="$BW" -v n="$N" 'BEGIN {printf "%.0f", (w - b) / n}')
+	if [[ $c == - ]]; then cpu=-; else
+		cpu=$(awk -v c="$(median $c)" -v n="$N" 'BEGIN {printf "%.0f", c / n}')
+	fi
+	printf '| %-8s | %6.3f | %17s | %19s | %-28s | %-20s |\n' "$name" \
+		"$(awk -v w="$w" 'BEGIN {print w / 1e9}')" "$slow" "$cpu" "$4" "$5"
+	eval "SLOW_$name=$slow; CPU_$name=$cpu"
+}
+
+echo
+echo "results: N=$N events, medians of $ROUNDS rounds; slowdown = (wall - baseline wall) / N;"
+echo "tracer CPU = utime+stime of the tracer process during the workload and until it went idle, / N"
+echo
+echo "| tool     | wall s | slowdown ns/event | tracer CPU ns/event | events counted               | lost                 |"
+echo "|----------|--------|-------------------|---------------------|------------------------------|----------------------|"
+row none "${base_w[*]}" - - -
+row bpftrace "${bt_w[*]}" "${bt_cpu[*]}" "$(cell "${bt_cnt[@]}")" "$(cell "${bt_lost[@]}")"
+row perf "${pf_w[*]}" "${pf_cpu[*]}" "$(cell "${pf_cnt[@]}")" "$(cell "${pf_lost[@]}")"
+row ltap "${lt_w[*]}" "${lt_cpu[*]}" "$(cell "${lt_cnt[@]}")" "$(cell "${lt_lost[@]}")"
+echo
+echo "counted: bpftrace '@[getppid_loop]', perf 'perf script | grep -c getppid_loop', ltap 'getppid_loop <n>'."
+echo "lost: bpftrace N - counted (it counts in a kernel map); perf N - distinct samples (see below);"
+echo "ltap what it reports itself on stderr ('ltap: lost N events'; 0 when it prints no such line)."
+echo
+echo "per round:"
+printf '  %-22s %s\n' "baseline wall ns" "${base_w[*]}"
+printf '  %-22s %s\n' "bpftrace wall ns" "${bt_w[*]}" "bpftrace cpu ns" "${bt_cpu[*]}" "bpftrace counted" "${bt_cnt[*]}"
+printf '  %-22s %s\n' "perf wall ns" "${pf_w[*]}" "perf cpu ns" "${pf_cpu[*]}" "perf counted" "${pf_cnt[*]}"
+printf '  %-22s %s\n' "perf duplicate samples" "${pf_dup[*]}" "perf N - distinct" "${pf_lost[*]}" "perf LOST records" "${pf_rec[*]}"
+printf '  %-22s %s\n' "ltap wall ns" "${lt_w[*]}" "ltap cpu ns" "${lt_cpu[*]}" "ltap counted" "${lt_cnt[*]}"
+printf '  %-22s %s\n' "ltap lost (reported)" "${lt_lost[*]}" "ltap N - counted" "${lt_miss[*]}"
+echo "  (perf duplicate samples: the same tid and ns timestamp present twice in perf.data; they"
+echo "   inflate perf's grep count, so perf's lost is computed from distinct samples.)"
+echo
+ms() { awk -v v="$(median "$@")" 'BEGIN {printf "%.1f", v / 1000}'; }
+r_bt=$(awk -v a="$SLOW_ltap" -v b="$SLOW_bpftrace" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')
+r_pf=$(awk -v a="$SLOW_ltap" -v b="$SLOW_perf" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')
+t_bt=$(awk -v a="$SLOW_ltap" -v c="$CPU_ltap" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')
+echo "ratios: slowdown ltap/bpftrace = $r_bt, ltap/perf = $r_pf;" \
+	"(slowdown + tracer CPU) ltap/bpftrace = $t_bt"
+echo
+echo "start-up, medians (ms):"
+echo "  ltap      'attached in' (-v -d 1s, ltap's own clock, after script load): $(awk -v v="$(median "${lt_self[@]}")" 'BEGIN {printf "%.1f", v}')"
+echo "  ltap      launch -> 'attached in' line seen on stderr:                   $(ms "${lt_att[@]}")"
+echo "  ltap      launch -> first event of a running workload handled:           $(ms "${lt_first[@]}")"
+echo "  bpftrace  launch -> 'Attaching 1 probe...' seen (printed before attach): $(ms "${bt_att[@]}")"
+echo "  bpftrace  launch -> first event of a running workload printed:           $(ms "${bt_first[@]}")"
+echo "  perf      launch -> one perf_event fd per CPU open:                      $(ms "${pf_att[@]}")"
+echo
+left=$(list_instances); [[ -n $left ]] && echo "tracefs instances now: $(echo $left) (same as before the run)"
+echo "kernel tracing state checked clean after every tool run (no new instance, set_event empty)."

@@ -13,7 +13,7 @@ snapshot() {
   grep -l . $T/events/*/*/filter 2>/dev/null | xargs -r grep -Lx none
 }
 
-kill_started() { for p in "${STARTED[@]}"; do kill -9 "$p" 2>/dev/null; done; true; }
+kill_started() { for p in "${STARTED[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
 
 fail() { echo "FAIL: $*"; exit 1; }
 

@@ -155,6 +155,18 @@ run_workload() {     # -> WALL (ns)
 	WALL=$(((NOW - a) * 1000))
 }
 
+# measure_traced PID: the workload under a tracer that has settled -> WALL,
+# and the tracer's own CPU spent on it -> CPU_NS
+measure_traced() {
+	local c0
+	snooze "$SETTLE"
+	proc_ticks "$1"; c0=$TICKS
+	run_workload
+	settle_cpu "$1"
+	proc_ticks "$1"
+	CPU_NS=$(((TICKS - c0) * 1000000000 / HZ))
+}
+
 # ---------------------------------------------------------------- tools
 round_base() {
 	run_workload
@@ -162,20 +174,15 @@ round_base() {
 }
 
 round_bpftrace() {
-	local out=$TMP/bt.out err=$TMP/bt.err pid t0 c0 cnt
+	local out=$TMP/bt.out err=$TMP/bt.err pid t0 cnt
 	: >"$out"; : >"$err"
 	now_us; t0=$NOW
 	bpftrace -e "$BT_PROG" >"$out" 2>"$err" &
 	pid=$!; PIDS+=("$pid")
 	wait_line "$out" "Attaching" 60 "$pid" || { cat "$err" >&2; die "bpftrace did not attach"; }
 	now_us; bt_att+=("$(((NOW - t0)))")
-	snooze "$SETTLE"
-	proc_ticks "$pid"; c0=$TICKS
-	run_workload
-	bt_w+=("$WALL")
-	settle_cpu "$pid"
-	proc_ticks "$pid"
-	bt_cpu+=("$(((TICKS - c0) * 1000000000 / HZ))")
+	measure_traced "$pid"
+	bt_w+=("$WALL"); bt_cpu+=("$CPU_NS")
 	kill -INT "$pid"; wait "$pid"
 	cnt=$(awk -F': *' '/^@\[getppid_loop\]/ {print $2}' "$out")
 	bt_cnt+=("${cnt:-0}")
@@ -185,7 +192,7 @@ round_bpftrace() {
 }
 
 round_perf() {
-	local data=$TMP/perf.data err=$TMP/perf.err pid t0 c0 cnt lost i nfd
+	local data=$TMP/perf.data err=$TMP/perf.err pid t0 cnt lost i nfd
 	rm -f "$data"; : >"$err"
 	now_us; t0=$NOW
 	perf record -e "$EVENT" -a -o "$data" 2>"$err" >/dev/null &
@@ -198,13 +205,8 @@ round_perf() {
 		snooze 0.002
 	done
 	now_us; pf_att+=("$(((NOW - t0)))")
-	snooze "$SETTLE"
-	proc_ticks "$pid"; c0=$TICKS
-	run_workload
-	pf_w+=("$WALL")
-	settle_cpu "$pid"
-	proc_ticks "$pid"
-	pf_cpu+=("$(((TICKS - c0) * 1000000000 / HZ))")
+	measure_traced "$pid"
+	pf_w+=("$WALL"); pf_cpu+=("$CPU_NS")
 	kill -INT "$pid"; wait "$pid"
 	# the count is `perf script | grep -c getppid_loop`; --ns so that samples
 	# written twice into perf.data (same tid, same ns time: seen with perf 6.1)
@@ -221,20 +223,15 @@ round_perf() {
 }
 
 round_ltap() {
-	local out=$TMP/lt.out err=$TMP/lt.err pid t0 c0 cnt lost
+	local out=$TMP/lt.out err=$TMP/lt.err pid t0 cnt lost
 	: >"$out"; : >"$err"
 	now_us; t0=$NOW
 	"$LT" -v "$TMP/count.lua" >"$out" 2>"$err" &
 	pid=$!; PIDS+=("$pid")
 	wait_line "$err" "attached in" 30 "$pid" || { cat "$err" >&2; die "ltap did not attach"; }
 	now_us; lt_att+=("$(((NOW - t0)))")
-	snooze "$SETTLE"
-	proc_ticks "$pid"; c0=$TICKS
-	run_workload
-	lt_w+=("$WALL")
-	settle_cpu "$pid"
-	proc_ticks "$pid"
-	lt_cpu+=("$(((TICKS - c0) * 1000000000 / HZ))")
+	measure_traced "$pid"
+	lt_w+=("$WALL"); lt_cpu+=("$CPU_NS")
 	kill -INT "$pid"; wait "$pid" || echo "run.sh: ltap exited $?" >&2
 	cnt=$(awk '$1 == "getppid_loop" {print $2}' "$out")
 	lt_cnt+=("${cnt:-0}")

@@ -67,8 +67,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->handlers_slot = lua_gettop(L);
 	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
 	ctx->timers_slot = lua_gettop(L);
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
-	ctx->event_slot = lua_gettop(L);
+	ltap_event_push_slots(L, ctx);
 	ltap_signals_install(ctx);
 
 	lua_getglobal(L, "require");

@@ -41,11 +41,14 @@ struct ltap_evdesc {
 
 enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC };
 
-/* The event object handed to handlers; one, reused for every event. */
+/* What the event object (a reused Lua table, event.c) shows. */
 struct ltap_event_ud {
 	struct ltap_ctx *ctx;
 	struct ltap_evdesc *desc;
 	const struct ltap_rec *rec; /* NULL outside a handler */
+	/* what the table holds now, so unchanged fields are not stored again */
+	struct ltap_evdesc *last_desc; /* NULL: the table is empty */
+	int last_tid, last_cpu;
 };
 
 struct ltap_options {
@@ -76,6 +79,7 @@ struct ltap_ctx {
 
 	/* fixed stack slots of the run phase */
 	int msgh_slot, handlers_slot, timers_slot, event_slot;
+	int comms_slot, keys_slot; /* tid -> comm cache; the common field names */
 	struct ltap_event_ud *event;
 
 	uint64_t start_time, trace_now, stop_at;
@@ -121,7 +125,11 @@ void ltap_probes_free(struct ltap_ctx *ctx);
 /* event.c */
 void ltap_open_event(lua_State *L, struct ltap_ctx *ctx);
 int ltap_event_fields_table(lua_State *L, struct ltap_evdesc *d);
-void ltap_event_forget_comm(lua_State *L, int tid);
+/* pushes the event's fixed stack slots; returns the event's index */
+int ltap_event_push_slots(lua_State *L, struct ltap_ctx *ctx);
+void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);
+void ltap_event_clear(struct ltap_ctx *ctx);
+void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
 /* timer.c */
 void ltap_open_timer(lua_State *L);
 int ltap_dispatch_timer(void *ud, int id, uint64_t at);

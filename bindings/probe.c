@@ -197,6 +197,7 @@ int ltap_run_hooks(struct ltap_ctx *ctx, const char *name)
 	lua_State *L = ctx->L;
 	lua_Integer n;
 
+	ltap_event_clear(ctx);
 	lua_getfield(L, LUA_REGISTRYINDEX, name);
 	n = (lua_Integer)lua_rawlen(L, -1);
 	for (lua_Integer i = 1; i <= n && !ctx->failed; i++) {
@@ -254,7 +255,7 @@ static void probe_task_event(struct ltap_ctx *ctx, struct ltap_evdesc *d, const 
 		break;
 	}
 	}
-	ltap_event_forget_comm(ctx->L, pid);
+	ltap_event_forget_comm(ctx, pid);
 }
 
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
@@ -271,8 +272,7 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	if (d->task_kind)
 		probe_task_event(ctx, d, r);
 	ctx->trace_now = r->ts;
-	ctx->event->desc = d;
-	ctx->event->rec = r;
+	ltap_event_fill(ctx, d, r);
 	for (p = d->probes; p; p = p->next_same) {
 		if (p->ufilter) {
 			struct tep_record rec = {.ts = r->ts, .cpu = r->cpu, .size = r->size,

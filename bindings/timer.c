@@ -138,6 +138,7 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 		lua_pushnil(L);
 		lua_rawseti(L, ctx->timers_slot, id);
 	}
+	ltap_event_clear(ctx);
 	ltap_call(ctx, 0, 0);
 	fflush(stdout);
 	return ctx->failed || ctx->exit_called;

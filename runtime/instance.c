@@ -2,13 +2,13 @@
 #include "instance.h"
 
 #include "log.h"
+#include "ringpage.h"
 #include "tracefs_dir.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <event-parse.h>
 #include <fcntl.h>
-#include <kbuffer.h>
 #include <time.h>
 #include <errno.h>
 #include <stdio.h>
@@ -235,9 +235,11 @@ int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep,
 	struct timespec a, b;
 	uint64_t t1, t2, ts = 0;
 	char *page = malloc(1 << 20);
-	struct kbuffer *kbuf = tep_kbuffer(tep);
+	int long_size = tep_get_header_page_size(tep);
 
-	if (!page || !kbuf) {
+	if (long_size != 4 && long_size != 8)
+		long_size = (int)sizeof(long);
+	if (!page) {
 		e = -ENOMEM;
 		goto out;
 	}
@@ -255,8 +257,9 @@ int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep,
 	t2 = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
 	for (int cpu = 0; cpu < ncpu && !found; cpu++) {
 		char file[64], *path;
-		unsigned long long t;
+		struct ringpage rp;
 		ssize_t n;
+		int size;
 		int fd;
 
 		snprintf(file, sizeof file, "per_cpu/cpu%d/trace_pipe_raw", cpu);
@@ -267,8 +270,11 @@ int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep,
 			continue;
 		n = read(fd, page, 1 << 20);
 		close(fd);
-		if (n > 0 && kbuffer_load_subbuffer(kbuf, page) == 0 && kbuffer_read_event(kbuf, &t)) {
-			ts = t;
+		if (n <= 0)
+			continue;
+		ringpage_load(&rp, page, long_size, (unsigned)n);
+		if (ringpage_next(&rp, &size)) {
+			ts = rp.ts;
 			found = 1;
 		}
 	}
@@ -280,8 +286,6 @@ int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep,
 out:
 	if (e)
 		ltap_err("instance: cannot relate the trace clock to CLOCK_MONOTONIC: %s", strerror(-e));
-	if (kbuf)
-		kbuffer_free(kbuf);
 	free(page);
 	return e;
 }

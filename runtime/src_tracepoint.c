@@ -1,14 +1,14 @@
 /* src_tracepoint.c: reads the instance's trace_pipe_raw per CPU into a pool
- * of sub-buffers and walks them with kbuffer, without copying events. */
+ * of sub-buffers and walks them in place (ringpage.h), without copying events. */
 #include "src_tracepoint.h"
 
 #include "instance.h"
 #include "log.h"
+#include "ringpage.h"
 
 #include <errno.h>
 #include <event-parse.h>
 #include <fcntl.h>
-#include <kbuffer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +17,11 @@
 
 struct cpu_ring {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
-	struct kbuffer *kbuf;
+	struct ringpage rp;
+	int long_size;
 	char **pages;  /* ring of pool pages: [head, head + count) hold data */
 	int head, count, cap;
-	int loaded;    /* pages[head] is loaded in kbuf */
+	int loaded;    /* pages[head] is loaded in rp */
 	int subbuf;
 	int64_t clock_offset;
 	char stats_path[256];
@@ -35,11 +36,11 @@ struct ltap_tpsrc {
 static void ring_advance(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
-	unsigned long long ts;
-	void *data;
+	const void *data;
+	int size;
 
 	if (r->loaded) {
-		data = kbuffer_next_event(r->kbuf, &ts);
+		data = ringpage_next(&r->rp, &size);
 		if (data)
 			goto got;
 		/* page consumed: give it back to the pool */
@@ -48,16 +49,14 @@ static void ring_advance(struct ltap_stream *s)
 		r->count--;
 	}
 	while (r->count > 0) {
-		if (kbuffer_load_subbuffer(r->kbuf, r->pages[r->head]) == 0) {
-			int missed = kbuffer_missed_events(r->kbuf);
-			if (missed > 0)
-				r->s.lost += (uint64_t)missed;
-			r->loaded = 1;
-			data = kbuffer_read_event(r->kbuf, &ts);
-			if (data)
-				goto got;
-			r->loaded = 0;
-		}
+		ringpage_load(&r->rp, r->pages[r->head], r->long_size, (unsigned)r->subbuf);
+		if (r->rp.missed > 0)
+			r->s.lost += (uint64_t)r->rp.missed;
+		r->loaded = 1;
+		data = ringpage_next(&r->rp, &size);
+		if (data)
+			goto got;
+		r->loaded = 0;
 		r->head = (r->head + 1) % r->cap;
 		r->count--;
 	}
@@ -65,9 +64,9 @@ static void ring_advance(struct ltap_stream *s)
 	return;
 got:
 	r->s.has = 1;
-	r->s.cur.ts = ts + (uint64_t)r->clock_offset;
+	r->s.cur.ts = r->rp.ts + (uint64_t)r->clock_offset;
 	r->s.cur.data = data;
-	r->s.cur.size = kbuffer_event_size(r->kbuf);
+	r->s.cur.size = size;
 }
 
 static int ring_fill(struct ltap_stream *s)
@@ -148,10 +147,12 @@ struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle
 		r->cap = pool_pages;
 		snprintf(file, sizeof file, "per_cpu/cpu%d/stats", cpu);
 		ltap_instance_path(inst, file, r->stats_path, sizeof r->stats_path);
-		r->kbuf = tep_kbuffer(tep);
+		r->long_size = tep_get_header_page_size(tep);
+		if (r->long_size != 4 && r->long_size != 8)
+			r->long_size = (int)sizeof(long);
 		r->pages = calloc((size_t)r->cap, sizeof *r->pages);
 		src->nr++;
-		if (!r->kbuf || !r->pages)
+		if (!r->pages)
 			goto fail;
 		for (int i = 0; i < r->cap; i++)
 			if (!(r->pages[i] = malloc((size_t)subbuf)))
@@ -172,8 +173,6 @@ void ltap_tpsrc_close(struct ltap_tpsrc *src)
 		struct cpu_ring *r = &src->rings[i];
 		if (r->s.fd >= 0)
 			close(r->s.fd);
-		if (r->kbuf)
-			kbuffer_free(r->kbuf);
 		if (r->pages)
 			for (int j = 0; j < r->cap; j++)
 				free(r->pages[j]);

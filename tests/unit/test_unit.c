@@ -1,7 +1,8 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
- * the task cache. */
+ * the task cache, the ring-buffer page walker. */
 #include "parse.h"
 #include "proc.h"
+#include "ringpage.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -86,12 +87,75 @@ static void test_proc(void)
 	ltap_proc_free(p);
 }
 
+static unsigned put4(char *page, unsigned off, uint32_t v)
+{
+	memcpy(page + 16 + off, &v, 4);
+	return off + 4;
+}
+
+/* A page laid out as the kernel writes it: small and large events, a time
+ * extend, a discarded event (padding with a delta), an absolute time stamp,
+ * and a lost-events count stored after the data. */
+static void test_ringpage(void)
+{
+	char page[4096];
+	struct ringpage rp;
+	const char *d;
+	uint64_t base = 1000, commit;
+	unsigned off = 0;
+	int size;
+
+	memset(page, 0, sizeof page);
+	memcpy(page, &base, 8);
+	off = put4(page, off, (5u << 5) | 2);           /* 8 data bytes, +5 ns */
+	off = put4(page, off, 0xaaaa);
+	off = put4(page, off, 0xbbbb);
+	off = put4(page, off, (7u << 5) | 30);          /* time extend: 7 + (1 << 27) */
+	off = put4(page, off, 1);
+	off = put4(page, off, (3u << 5) | 0);           /* large: length in array[0] */
+	off = put4(page, off, 12 + 4);
+	off = put4(page, off, 1);
+	off = put4(page, off, 2);
+	off = put4(page, off, 3);
+	off = put4(page, off, (9u << 5) | 29);          /* discarded event, 16 bytes in all */
+	off = put4(page, off, 12);                      /* the kernel: total - header */
+	off += 8;
+	off = put4(page, off, (4u << 5) | 31);          /* absolute time 4 + (2 << 27) */
+	off = put4(page, off, 2);
+	off = put4(page, off, (1u << 5) | 1);           /* 4 data bytes, +1 */
+	off = put4(page, off, 0xcccc);
+	commit = off | RP_MISSED_EVENTS | RP_MISSED_STORED;
+	memcpy(page + 8, &commit, 8);
+	{
+		uint64_t lost = 77;
+		memcpy(page + 16 + off, &lost, 8);
+	}
+
+	ringpage_load(&rp, page, 8, sizeof page);
+	CHECK(rp.missed == 77);
+	d = ringpage_next(&rp, &size);
+	CHECK(d && size == 8 && rp.ts == 1005 && rp_read4(d) == 0xaaaa);
+	d = ringpage_next(&rp, &size);
+	CHECK(d && size == 12 && rp.ts == 1005 + 7 + (1ull << 27) + 3 && rp_read4(d + 8) == 3);
+	d = ringpage_next(&rp, &size);
+	CHECK(d && size == 4 && rp.ts == 4 + (2ull << 27) + 1 && rp_read4(d) == 0xcccc);
+	CHECK(ringpage_next(&rp, &size) == NULL);
+	CHECK(ringpage_next(&rp, &size) == NULL);
+
+	/* a commit beyond the page is cut to the page, never read past it */
+	commit = 100000;
+	memcpy(page + 8, &commit, 8);
+	ringpage_load(&rp, page, 8, sizeof page);
+	CHECK(rp.size == sizeof page - 16 && rp.missed == 0);
+}
+
 int main(void)
 {
 	test_duration();
 	test_size();
 	test_edit_distance();
 	test_proc();
+	test_ringpage();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }

@@ -40,6 +40,11 @@ fi
 ulimit -l unlimited 2>/dev/null ||
 	echo "run.sh: note: cannot raise ulimit -l (stays $(ulimit -l) KB); bpftrace needs it only on kernels < 5.11" >&2
 
+# not while live tests run (tests/live/run.sh takes the same lock): they
+# would disturb the timings and see the tracers' instances as leftovers
+exec 9>/run/lock/ltap-live-tests.lock
+flock 9
+
 HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
 TMP=$(mktemp -d /tmp/ltap-bench.XXXXXX) || die "mktemp failed"

@@ -2,6 +2,10 @@
 # run.sh TEST: runs one live test file, then checks the kernel's tracing state
 # is exactly as before (no instance, event, filter, pid or uprobe left).
 set -u
+# one live test at a time on this machine, across checkouts too: the
+# before/after snapshot would see another run's instance as a leftover
+exec 9>/run/lock/ltap-live-tests.lock
+flock 9
 . "$(dirname "$0")/lib.sh"
 snapshot > "$WORK/before"
 # a sanitizer build reports into files here, so reports of runs whose output

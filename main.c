@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  -d DURATION    end the run after DURATION (\"10s\", \"500ms\")\n"
 	"  -b SIZE        ring buffer size per CPU (default 8M)\n"
 	"  --unordered    dispatch events per CPU as read, not in time order (faster)\n"
+	"  --format json  every report (timer run, begin/finish hook) as one JSON line\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"check", no_argument, NULL, 'C'},
 		{"unordered", no_argument, NULL, 'U'},
+		{"format", required_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192};
@@ -199,6 +201,14 @@ int main(int argc, char **argv)
 			break;
 		case 'v': opt.verbose = 1; break;
 		case 'U': opt.ordered = 0; break;
+		case 'F':
+			if (strcmp(optarg, "json") == 0)
+				opt.json = 1;
+			else if (strcmp(optarg, "text") != 0) {
+				ltap_err("--format: unknown format '%s' (text, json)", optarg);
+				return 2;
+			}
+			break;
 		case 'C': return cmd_check();
 		case 'h': return usage(stdout, 0);
 		default: return usage(stderr, 2);

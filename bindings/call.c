@@ -128,3 +128,20 @@ int ltap_push_msghandler(lua_State *L)
 	lua_pushcfunction(L, call_msghandler);
 	return lua_gettop(L);
 }
+
+/* Ends one report (a timer run, a hook): in JSON mode stdlib/report.lua then
+ * writes what the callback printed as one document. */
+void ltap_report_flush(struct ltap_ctx *ctx)
+{
+	lua_State *L = ctx->L;
+
+	if (!ctx->opt.json)
+		return;
+	lua_getglobal(L, "ltap");
+	lua_getfield(L, -1, "report_flush");
+	lua_remove(L, -2);
+	if (lua_isfunction(L, -1))
+		ltap_call(ctx, 0, 0);
+	else
+		lua_pop(L, 1);
+}

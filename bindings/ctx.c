@@ -54,10 +54,14 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	lua_setfield(L, -2, "live");
 	lua_pushliteral(L, "0.1");
 	lua_setfield(L, -2, "version");
+	lua_pushstring(L, opt->json ? "json" : "text");
+	lua_setfield(L, -2, "format");
 	lua_setglobal(L, "ltap");
 	ltap_open_embedded(L);
 	ltap_open_probe(L);
 	ltap_open_timer(L);
+	ltap_open_stats(L);
+	ltap_open_names(L);
 	ltap_open_event(L, ctx);
 
 	/* fixed slots: the per-event path reaches them without lookups */
@@ -138,7 +142,7 @@ static int ctx_targets(struct ltap_ctx *ctx)
 				 e == -ESRCH ? "no such process" : strerror(-e));
 			return -1;
 		}
-		e = ltap_instance_set_pids(ctx->inst, tids, n);
+		e = ctx->inst ? ltap_instance_set_pids(ctx->inst, tids, n) : 0;
 		free(tids);
 		if (e)
 			return -1;
@@ -150,7 +154,7 @@ static int ctx_targets(struct ltap_ctx *ctx)
 			return -1;
 		}
 		ctx->have_child = 1;
-		if (ltap_instance_set_pids(ctx->inst, &ctx->child.pid, 1))
+		if (ctx->inst && ltap_instance_set_pids(ctx->inst, &ctx->child.pid, 1))
 			return -1;
 	}
 	return 0;
@@ -180,26 +184,31 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
 	ltap_instance_reap_stale();
-	ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
-	if (!ctx->inst)
-		return -1;
-	if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
-		return -1;
-	if (ctx_targets(ctx) || ltap_probes_attach(ctx))
+	/* a script of timers and hooks only needs no kernel tracing at all */
+	if (ctx->nprobes) {
+		ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
+		if (!ctx->inst)
+			return -1;
+		if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
+			return -1;
+	}
+	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)))
 		return -1;
 	ltap_proc_seed(ctx->proc);
-	ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES, offset);
-	if (!ctx->src)
-		return -1;
-	n = ltap_tpsrc_streams(ctx->src, &ss);
-	for (int i = 0; i < n; i++)
-		if (ltap_loop_add_stream(ctx->loop, ss[i]))
+	if (ctx->inst) {
+		ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES, offset);
+		if (!ctx->src)
 			return -1;
+		n = ltap_tpsrc_streams(ctx->src, &ss);
+		for (int i = 0; i < n; i++)
+			if (ltap_loop_add_stream(ctx->loop, ss[i]))
+				return -1;
+	}
 	ctx->start_time = ltap_now();
 	ctx->trace_now = ctx->start_time;
 	if (ltap_timers_attach(ctx))
 		return -1;
-	if (ltap_instance_tracing(ctx->inst, 1)) {
+	if (ctx->inst && ltap_instance_tracing(ctx->inst, 1)) {
 		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(ctx->inst),
 			 strerror(errno));
 		return -1;
@@ -278,7 +287,8 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	ctx_child(ctx); /* a command that already ended */
 	if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
 		ctx->failed = 1;
-	ltap_instance_tracing(ctx->inst, 0);
+	if (ctx->inst)
+		ltap_instance_tracing(ctx->inst, 0);
 	if (!ctx->failed && ctx->sigints < 2)
 		ltap_loop_finish(ctx->loop, ctx->stop_at ? ctx->stop_at : ltap_now());
 	ctx_report_lost(ctx);

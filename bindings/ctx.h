@@ -58,6 +58,7 @@ struct ltap_options {
 	size_t buffer_kb;        /* per-CPU ring size */
 	int ordered;
 	int verbose;
+	int json;                /* --format json */
 };
 
 struct ltap_ctx {
@@ -114,6 +115,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx);
 int ltap_call(struct ltap_ctx *ctx, int nargs, int nres);
 /* pushes the traceback message handler; returns its stack index */
 int ltap_push_msghandler(lua_State *L);
+void ltap_report_flush(struct ltap_ctx *ctx);
 void ltap_signals_install(struct ltap_ctx *ctx);
 void ltap_signals_restore(void);
 
@@ -136,6 +138,9 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
 /* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
 int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* stats.c, names.c */
+void ltap_open_stats(lua_State *L);
+void ltap_open_names(lua_State *L);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

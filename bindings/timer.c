@@ -71,6 +71,23 @@ static int timer_cancel(lua_State *L)
 	return 0;
 }
 
+/* ltap.now(): the run's current time in ns (CLOCK_MONOTONIC): the time of
+ * the event or timer being dispatched, so a replayed trace has its own. */
+static int timer_now(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	lua_pushinteger(L, (lua_Integer)(ctx->running && ctx->trace_now ? ctx->trace_now : ltap_now()));
+	return 1;
+}
+
+/* ltap.start_time(): when the probes were attached (ns, CLOCK_MONOTONIC). */
+static int timer_start_time(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	lua_pushinteger(L, (lua_Integer)(ctx->start_time ? ctx->start_time : ltap_now()));
+	return 1;
+}
+
 static const luaL_Reg timer_funcs[] = {
 	{"every", timer_every},
 	{"after", timer_after},
@@ -82,6 +99,12 @@ void ltap_open_timer(lua_State *L)
 {
 	lua_pushglobaltable(L);
 	luaL_setfuncs(L, timer_funcs, 0);
+	lua_pop(L, 1);
+	lua_getglobal(L, "ltap");
+	lua_pushcfunction(L, timer_now);
+	lua_setfield(L, -2, "now");
+	lua_pushcfunction(L, timer_start_time);
+	lua_setfield(L, -2, "start_time");
 	lua_pop(L, 1);
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.timers");
@@ -139,7 +162,8 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 		lua_rawseti(L, ctx->timers_slot, id);
 	}
 	ltap_event_clear(ctx);
-	ltap_call(ctx, 0, 0);
+	if (ltap_call(ctx, 0, 0) == 0)
+		ltap_report_flush(ctx);
 	fflush(stdout);
 	return ctx->failed || ctx->exit_called;
 }

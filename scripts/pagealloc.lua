@@ -7,26 +7,26 @@
 --   2143                      firefox
 --
 -- The SystemTap example of the kernel's tracepoint-analysis notes: counts
--- kmem:mm_page_alloc per comm, prints the table sorted by count, resets it.
--- At the end of the run the last, partial interval is printed too.
+-- kmem:mm_page_alloc per comm (2^order pages per event), prints the table
+-- sorted by count, resets it. At the end of the run the last, partial
+-- interval is printed too. With --format json each interval is one document.
 
 local interval = arg[1] or "5s"
 if tonumber(interval) then interval = tonumber(interval) end
 
-local allocs = {}
+local pages = stats()
 
 probe("kmem:mm_page_alloc", function(e)
-  allocs[e.comm] = (allocs[e.comm] or 0) + 1
+  pages:add(e.comm, 1 << e.order)
 end)
 
-local function report()
-  printf("%-25s %s\n", "#Pages Allocated", "Process Name")
-  for comm, n in sorted(allocs, "desc") do
-    printf("%-25d %s\n", n, comm)
-  end
+local function interval_report()
+  report(pages, {by = "sum", keys = {"comm"}, fields = {"sum"},
+    header = string.format("%-25s %s", "#Pages Allocated", "Process Name"),
+    row = function(comm, st) return string.format("%-25d %s", st.sum, comm) end})
   print()
-  allocs = {}
+  pages:clear()
 end
 
-every(interval, report)
-finish(report)
+every(interval, interval_report)
+finish(interval_report)

@@ -1,4 +1,4 @@
--- prelude.lua: globals every script gets: printf, sorted.
+-- prelude.lua: globals every script gets: printf, sorted, report, fmt.
 
 -- printf(FMT, ...): string.format to standard output.
 function printf(fmt, ...)
@@ -46,5 +46,8 @@ function sorted(t, how, n)
     if i <= last then return items[i].k, items[i].v end
   end
 end
+
+fmt = require("ltap.format")
+require("ltap.report")
 
 return true

@@ -1,0 +1,73 @@
+-- name: syscount
+-- summary: syscalls per process and per syscall, top N, every interval (-L: latency)
+-- usage: ltap [-p PID | -c CMD] syscount [-i INTERVAL] [-n TOP] [-L]
+-- example:
+--   PROCESS            CALLS
+--   Xorg               12004
+--   ...
+--   SYSCALL            CALLS   TOTAL ms   AVG us
+--   futex               8123     512.33    63.07
+--
+-- Counts raw_syscalls:sys_enter per process name and per syscall; with -L
+-- also the time from each sys_enter to its thread's sys_exit, per syscall.
+-- Every INTERVAL (default 5s; 0 = only at the end) both tables are printed
+-- and reset; the end of the run prints the last, partial interval.
+
+local interval, top, latency = "5s", 10, false
+local i = 1
+while arg[i] do
+  local a = arg[i]
+  if a == "-i" then interval = arg[i + 1]; i = i + 2
+  elseif a == "-n" then top = math.tointeger(tonumber(arg[i + 1])); i = i + 2
+  elseif a == "-L" then latency = true; i = i + 1
+  else error("syscount: unknown argument '" .. a .. "' (usage: syscount [-i INTERVAL] [-n TOP] [-L])", 0) end
+end
+if not top or top < 1 then error("syscount: -n needs a positive number", 0) end
+if tonumber(interval) then interval = tonumber(interval) end
+
+local by_comm, by_call = stats(), stats()
+local entered = {} -- tid -> {nr, time} of the syscall in progress
+
+local function name(nr)
+  return ltap.syscall_name(nr) or ("syscall_" .. nr)
+end
+
+if latency then
+  probe("raw_syscalls:sys_enter", function(e)
+    by_comm:inc(e.comm)
+    local t = entered[e.tid]
+    if not t then t = {}; entered[e.tid] = t end
+    t.nr, t.time = e.id, e.time
+  end)
+  probe("raw_syscalls:sys_exit", function(e)
+    local t = entered[e.tid]
+    if t and t.nr == e.id then
+      by_call:add(t.nr, e.time - t.time)
+      t.nr = nil
+    end
+  end)
+else
+  probe("raw_syscalls:sys_enter", function(e)
+    by_comm:inc(e.comm)
+    by_call:inc(e.id)
+  end)
+end
+
+local function show()
+  report(by_comm, {top = top, keys = {"PROCESS"}, header = string.format("%-20s %10s", "PROCESS", "CALLS"),
+    row = function(comm, st) return string.format("%-20s %10d", comm, st.count) end})
+  print()
+  if latency then
+    report(by_call, {top = top, keys = {"SYSCALL"}, header = string.format("%-20s %10s %12s %10s", "SYSCALL", "CALLS", "TOTAL ms", "AVG us"),
+      row = function(nr, st) return string.format("%-20s %10d %12.2f %10.2f", name(nr), st.count, st.sum / 1e6, st.avg / 1e3) end})
+  else
+    report(by_call, {top = top, keys = {"SYSCALL"}, header = string.format("%-20s %10s", "SYSCALL", "CALLS"),
+      row = function(nr, st) return string.format("%-20s %10d", name(nr), st.count) end})
+  end
+  print()
+  by_comm:clear()
+  by_call:clear()
+end
+
+if interval ~= 0 and interval ~= "0" then every(interval, show) end
+finish(show)

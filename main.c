@@ -2,12 +2,14 @@
  * list events and scripts; say what this machine supports. */
 #include "catalog.h"
 #include "ctx.h"
+#include "elfsym.h"
 #include "embedded.h"
 #include "log.h"
 #include "parse.h"
 #include "tracefs_dir.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@ static const char usage_text[] =
 	"usage: ltap [OPTIONS] SCRIPT.lua|NAME [ARGS...]   run a script or a bundled script\n"
 	"       ltap [OPTIONS] -e 'CODE' [ARGS...]         run a one-liner\n"
 	"       ltap list [-v] [GLOB]                      list events ('kmem:*'), -v with fields\n"
+	"       ltap list [-v] 'usdt:PATH:*' | 'u:PATH:GLOB'  SDT markers (-v: arguments) or functions\n"
 	"       ltap scripts                               list the bundled scripts\n"
 	"       ltap --check                               what this machine supports\n"
 	"\n"
@@ -45,6 +48,52 @@ static int usage(FILE *out, int code)
 	return code;
 }
 
+/* ltap list 'usdt:PATH:*' or 'u:PATH:GLOB': markers or functions of a file */
+static int cmd_list_user(const char *glob, int verbose)
+{
+	int usdt = strncmp(glob, "usdt:", 5) == 0, n = 0;
+	char path[4096];
+	const char *rest = glob + (usdt ? 5 : strncmp(glob, "uprobe:", 7) == 0 ? 7 : 2), *pat;
+	struct ltap_elf *e;
+
+	pat = strrchr(rest, ':');
+	if (!pat || pat == rest) {
+		ltap_err("list: '%s' needs PATH:GLOB ('usdt:/usr/bin/python3:*')", glob);
+		return 2;
+	}
+	snprintf(path, sizeof path, "%.*s", (int)(pat - rest), rest);
+	pat++;
+	if (!(e = ltap_elf_open(path))) {
+		ltap_err("list: %s: %s", path, errno == ENOEXEC ? "not an ELF file" : strerror(errno));
+		return 1;
+	}
+	if (usdt) {
+		const struct ltap_sdt *s;
+		int ns = ltap_elf_sdts(e, &s);
+		for (int i = 0; i < ns; i++) {
+			char full[160];
+			snprintf(full, sizeof full, "%s:%s", s[i].provider, s[i].name);
+			if (fnmatch(pat, full, 0) && fnmatch(pat, s[i].name, 0))
+				continue;
+			printf("usdt:%s:%s%s%s%s\n", path, full, s[i].sem_offset ? " (semaphore)" : "",
+			       verbose ? "  " : "", verbose ? s[i].args : "");
+			n++;
+		}
+	} else {
+		const struct ltap_elf_func *f;
+		int nf = ltap_elf_funcs(e, &f);
+		for (int i = 0; i < nf; i++)
+			if (fnmatch(pat, f[i].name, 0) == 0) {
+				printf("u:%s:%s\n", path, f[i].name);
+				n++;
+			}
+	}
+	ltap_elf_close(e);
+	if (!n)
+		ltap_err("list: nothing in %s matches '%s'", path, pat);
+	return n ? 0 : 1;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	struct ltap_catalog *cat;
@@ -57,6 +106,8 @@ static int cmd_list(int argc, char **argv)
 		else if (!glob)
 			glob = argv[i];
 	}
+	if (glob && (strncmp(glob, "usdt:", 5) == 0 || strncmp(glob, "u:", 2) == 0 || strncmp(glob, "uprobe:", 7) == 0))
+		return cmd_list_user(glob, verbose);
 	cat = ltap_catalog_open();
 	if (!cat)
 		return 1;

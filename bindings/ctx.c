@@ -7,6 +7,7 @@
 #include "log.h"
 #include "proc.h"
 #include "src_tracepoint.h"
+#include "uprobe.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -62,6 +63,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_timer(L);
 	ltap_open_stats(L);
 	ltap_open_names(L);
+	ltap_open_uprobe(L);
 	ltap_open_event(L, ctx);
 
 	/* fixed slots: the per-event path reaches them without lookups */
@@ -93,9 +95,11 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_probes_free(ctx);
 	ltap_tpsrc_close(ctx->src);
 	ltap_instance_close(ctx->inst);
+	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
 	ltap_loop_free(ctx->loop);
 	ltap_catalog_close(ctx->cat);
 	ltap_proc_free(ctx->proc);
+	free(ctx->own_command);
 	free(ctx);
 }
 

@@ -66,6 +66,8 @@ struct ltap_ctx {
 	struct ltap_options opt;
 	struct ltap_catalog *cat;
 	struct ltap_instance *inst;
+	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
+	char *own_command;            /* opt.command when the script set it */
 	struct ltap_tpsrc *src;
 	struct ltap_loop *loop;
 	struct ltap_proc *proc;
@@ -138,6 +140,10 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
 /* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
 int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
+int ltap_is_uprobe_spec(const char *spec);
+struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);
+void ltap_open_uprobe(lua_State *L);
 /* stats.c, names.c */
 void ltap_open_stats(lua_State *L);
 void ltap_open_names(lua_State *L);

@@ -60,6 +60,8 @@ static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const c
 	struct tep_event *ev;
 	char near[512];
 
+	if (ltap_is_uprobe_spec(spec))
+		return ltap_uprobe_event(L, ctx, spec);
 	if (strncmp(spec, "tracepoint:", 11) == 0)
 		spec += 11;
 	else if (strncmp(spec, "t:", 2) == 0)
@@ -148,6 +150,27 @@ static int probe_exit(lua_State *L)
 /* ltap.lost(): total lost events and a table of them per CPU. */
 static int probe_lost(lua_State *L);
 
+/* ltap.set_command(CMD): what -c CMD does, for scripts that take the command
+ * as their own argument (ltap timeline -c CMD ...). Load time only. */
+static int probe_set_command(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const char *cmd = luaL_checkstring(L, 1);
+
+	if (ctx->running)
+		return luaL_error(L, "set_command: only while the script loads");
+	if (ctx->opt.pid)
+		return luaL_error(L, "set_command: -p and a command cannot be used together");
+	if (ctx->opt.command && !ctx->own_command)
+		return luaL_error(L, "set_command: -c '%s' was given already", ctx->opt.command);
+	free(ctx->own_command);
+	ctx->own_command = strdup(cmd);
+	if (!ctx->own_command)
+		return luaL_error(L, "out of memory");
+	ctx->opt.command = ctx->own_command;
+	return 0;
+}
+
 static const luaL_Reg probe_funcs[] = {
 	{"probe", probe_probe},
 	{"begin", probe_begin},
@@ -170,6 +193,8 @@ void ltap_open_probe(lua_State *L)
 	lua_getglobal(L, "ltap");
 	lua_pushcfunction(L, probe_lost);
 	lua_setfield(L, -2, "lost");
+	lua_pushcfunction(L, probe_set_command);
+	lua_setfield(L, -2, "set_command");
 	lua_pop(L, 1);
 }
 

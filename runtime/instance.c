@@ -24,7 +24,7 @@ struct ltap_instance {
 	char name[32];
 };
 
-static int instance_owner_alive(pid_t pid)
+int ltap_instance_owner_alive(pid_t pid)
 {
 	char path[64], comm[32] = "";
 	FILE *f;
@@ -64,7 +64,7 @@ int ltap_instance_reap_stale(void)
 		    strspn(num, "0123456789") != strlen(num))
 			continue;
 		pid = (pid_t)atol(num);
-		if (pid == getpid() || instance_owner_alive(pid))
+		if (pid == getpid() || ltap_instance_owner_alive(pid))
 			continue;
 		ti = tracefs_instance_alloc(NULL, de->d_name);
 		if (!ti)

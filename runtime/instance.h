@@ -13,6 +13,8 @@ struct ltap_instance;
 /* Removes ltap instances whose owning process no longer runs. Returns the
  * number removed. */
 int ltap_instance_reap_stale(void);
+/* Whether pid is a running ltap (a reused pid of another program is not). */
+int ltap_instance_owner_alive(pid_t pid);
 
 /* Creates the instance with tracing off, no overwrite, and
  * buffer_kb per CPU (0: keep the kernel's default). NULL with a logged reason. */

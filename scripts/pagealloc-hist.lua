@@ -12,15 +12,11 @@
 -- by number of allocations are shown, at the end of the run or every
 -- INTERVAL (then reset).
 
-local interval, top = nil, 10
-local i = 1
-while arg[i] do
-  local a = arg[i]
-  if a == "-i" then interval = arg[i + 1]; i = i + 2
-  elseif a == "-n" then top = math.tointeger(tonumber(arg[i + 1])); i = i + 2
-  else error("pagealloc-hist: unknown argument '" .. a .. "' (usage: pagealloc-hist [-i INTERVAL] [-n TOP])", 0) end
-end
-if not top or top < 1 then error("pagealloc-hist: -n needs a positive number", 0) end
+local usage = "usage: pagealloc-hist [-i INTERVAL] [-n TOP]"
+local o, rest = require("ltap.getopt")(arg, {i = "value", n = "number"}, usage)
+if #rest > 0 then error("pagealloc-hist: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
+local interval, top = o.i, o.n or 10
+if math.type(top) ~= "integer" or top < 1 then error("pagealloc-hist: -n needs a positive number", 0) end
 if interval and tonumber(interval) then interval = tonumber(interval) end
 
 local page_size = 4096

@@ -13,16 +13,11 @@
 -- Every INTERVAL (default 5s; 0 = only at the end) both tables are printed
 -- and reset; the end of the run prints the last, partial interval.
 
-local interval, top, latency = "5s", 10, false
-local i = 1
-while arg[i] do
-  local a = arg[i]
-  if a == "-i" then interval = arg[i + 1]; i = i + 2
-  elseif a == "-n" then top = math.tointeger(tonumber(arg[i + 1])); i = i + 2
-  elseif a == "-L" then latency = true; i = i + 1
-  else error("syscount: unknown argument '" .. a .. "' (usage: syscount [-i INTERVAL] [-n TOP] [-L])", 0) end
-end
-if not top or top < 1 then error("syscount: -n needs a positive number", 0) end
+local usage = "usage: syscount [-i INTERVAL] [-n TOP] [-L]"
+local o, rest = require("ltap.getopt")(arg, {i = "value", n = "number", L = "flag"}, usage)
+if #rest > 0 then error("syscount: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
+local interval, top, latency = o.i or "5s", o.n or 10, o.L or false
+if math.type(top) ~= "integer" or top < 1 then error("syscount: -n needs a positive number", 0) end
 if tonumber(interval) then interval = tonumber(interval) end
 
 local by_comm, by_call = stats(), stats()

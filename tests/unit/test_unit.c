@@ -2,9 +2,11 @@
  * the task cache, the ring-buffer page walker. */
 #include "parse.h"
 #include "proc.h"
+#include "elfsym.h"
 #include "ringpage.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -149,13 +151,58 @@ static void test_ringpage(void)
 	CHECK(rp.size == sizeof page - 16 && rp.missed == 0);
 }
 
-int main(void)
+/* The symbols and SDT notes of tests/progs/uprobe_target.c. */
+static void test_elf(const char *path)
+{
+	struct ltap_elf *e = ltap_elf_open(path);
+	const struct ltap_elf_func *f, *all;
+	const struct ltap_sdt *s;
+	unsigned char byte = 0;
+	uint64_t off;
+	int n, fd;
+
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	f = ltap_elf_func_find(e, "f");
+	CHECK(f && f->size > 0 && f->offset > 0);
+	CHECK(ltap_elf_func_find(e, "phase_c") != NULL);
+	CHECK(ltap_elf_func_find(e, "no_such_function") == NULL);
+	n = ltap_elf_funcs(e, &all);
+	CHECK(n > 5);
+	for (int i = 1; i < n; i++)
+		CHECK(strcmp(all[i - 1].name, all[i].name) < 0); /* sorted, each once */
+	CHECK(ltap_elf_addr_offset(e, f->addr, &off) == 0 && off == f->offset);
+	CHECK(ltap_elf_addr_offset(e, 1ull << 60, &off) == -1);
+
+	n = ltap_elf_sdts(e, &s);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK(strcmp(s[0].provider, "ltap_test") == 0 && strcmp(s[0].name, "m") == 0);
+		CHECK(strcmp(s[0].args, "-8@%rax -4@$42 -4@$-7") == 0);
+		CHECK(strcmp(s[1].name, "guarded") == 0 && s[1].sem_offset && s[0].sem_offset != s[1].sem_offset);
+		/* an SDT probe point is a nop in the file, where the uprobe goes */
+		fd = open(path, O_RDONLY);
+		CHECK(fd >= 0 && pread(fd, &byte, 1, (off_t)s[0].pc_offset) == 1 && byte == 0x90);
+		if (fd >= 0)
+			close(fd);
+	}
+	ltap_elf_close(e);
+	CHECK(ltap_elf_open("/nonexistent") == NULL && errno == ENOENT);
+	CHECK(ltap_elf_open("/etc/passwd") == NULL && errno == ENOEXEC);
+}
+
+int main(int argc, char **argv)
 {
 	test_duration();
 	test_size();
 	test_edit_distance();
 	test_proc();
 	test_ringpage();
+	if (argc > 1)
+		test_elf(argv[1]);
+	else
+		fprintf(stderr, "skipping the ELF checks: no test binary given\n");
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }

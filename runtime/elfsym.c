@@ -1,0 +1,250 @@
+/* elfsym.c: function symbols, file offsets and SDT notes of an ELF file,
+ * read with elfutils' libelf. */
+#include "elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ltap_elf {
+	int fd;
+	Elf *elf;
+	struct ltap_elf_func *funcs;
+	int nfuncs;
+	struct ltap_sdt *sdts;
+	int nsdts;
+};
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct ltap_elf_func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int elf_add_symbols(struct ltap_elf *e, Elf_Scn *scn, GElf_Shdr *sh, int *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(e->elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (e->nfuncs == *cap) {
+			int c = *cap ? *cap * 2 : 256;
+			struct ltap_elf_func *f = realloc(e->funcs, (size_t)c * sizeof *f);
+			if (!f)
+				return -ENOMEM;
+			e->funcs = f;
+			*cap = c;
+		}
+		e->funcs[e->nfuncs].name = name;
+		e->funcs[e->nfuncs].addr = sym.st_value;
+		e->funcs[e->nfuncs].size = sym.st_size;
+		if (ltap_elf_addr_offset(e, sym.st_value, &e->funcs[e->nfuncs].offset) == 0)
+			e->nfuncs++;
+	}
+	return 0;
+}
+
+static int elf_load_funcs(struct ltap_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	int cap = 0, out = 0;
+
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		if (elf_add_symbols(e, scn, &sh, &cap))
+			return -ENOMEM;
+	}
+	qsort(e->funcs, (size_t)e->nfuncs, sizeof *e->funcs, func_cmp);
+	/* .symtab and .dynsym name most functions twice */
+	for (int i = 0; i < e->nfuncs; i++)
+		if (!out || strcmp(e->funcs[out - 1].name, e->funcs[i].name) != 0)
+			e->funcs[out++] = e->funcs[i];
+	e->nfuncs = out;
+	return 0;
+}
+
+struct ltap_elf *ltap_elf_open(const char *path)
+{
+	struct ltap_elf *e = calloc(1, sizeof *e);
+
+	if (!e)
+		return NULL;
+	elf_version(EV_CURRENT);
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0) {
+		free(e);
+		return NULL;
+	}
+	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
+		ltap_elf_close(e);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	if (elf_load_funcs(e)) {
+		ltap_elf_close(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return e;
+}
+
+void ltap_elf_close(struct ltap_elf *e)
+{
+	if (!e)
+		return;
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->funcs);
+	free(e->sdts);
+	free(e);
+}
+
+int ltap_elf_funcs(struct ltap_elf *e, const struct ltap_elf_func **funcs)
+{
+	*funcs = e->funcs;
+	return e->nfuncs;
+}
+
+const struct ltap_elf_func *ltap_elf_func_find(struct ltap_elf *e, const char *name)
+{
+	int lo = 0, hi = e->nfuncs - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(e->funcs[mid].name, name);
+		if (c == 0)
+			return &e->funcs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+int ltap_elf_addr_offset(struct ltap_elf *e, uint64_t addr, uint64_t *offset)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_memsz) {
+			*offset = addr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The note's addresses are link-time ones; when the file was prelinked they
+ * moved with .stapsdt.base, whose address the note also records. */
+static uint64_t elf_sdt_base(struct ltap_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (name && strcmp(name, ".stapsdt.base") == 0)
+			return sh.sh_addr;
+	}
+	return 0;
+}
+
+static void elf_add_sdt(struct ltap_elf *e, const char *desc, size_t len, uint64_t base_now, int cap)
+{
+	uint64_t pc, base, sem;
+	const char *prov, *name, *args, *end = desc + len;
+	struct ltap_sdt *s;
+
+	if (e->nsdts >= cap || len < 24)
+		return;
+	memcpy(&pc, desc, 8);
+	memcpy(&base, desc + 8, 8);
+	memcpy(&sem, desc + 16, 8);
+	prov = desc + 24;
+	name = memchr(prov, 0, (size_t)(end - prov));
+	if (!name++ || name >= end)
+		return;
+	args = memchr(name, 0, (size_t)(end - name));
+	if (!args++ || args > end)
+		return;
+	if (base && base_now) {
+		pc += base_now - base;
+		if (sem)
+			sem += base_now - base;
+	}
+	s = &e->sdts[e->nsdts];
+	memset(s, 0, sizeof *s);
+	snprintf(s->provider, sizeof s->provider, "%s", prov);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	snprintf(s->args, sizeof s->args, "%.*s", (int)strnlen(args, (size_t)(end - args)), args);
+	if (ltap_elf_addr_offset(e, pc, &s->pc_offset))
+		return;
+	if (sem && ltap_elf_addr_offset(e, sem, &s->sem_offset))
+		return;
+	e->nsdts++;
+}
+
+int ltap_elf_sdts(struct ltap_elf *e, const struct ltap_sdt **sdts)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t base_now;
+	int cap = 4096;
+
+	if (e->sdts || e->nsdts) {
+		*sdts = e->sdts;
+		return e->nsdts;
+	}
+	e->sdts = calloc((size_t)cap, sizeof *e->sdts);
+	if (!e->sdts)
+		return -ENOMEM;
+	base_now = elf_sdt_base(e);
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *nm = (const char *)data->d_buf + name_off;
+			if (nh.n_type == 3 && nh.n_namesz == 8 && strcmp(nm, "stapsdt") == 0)
+				elf_add_sdt(e, (const char *)data->d_buf + desc_off, nh.n_descsz, base_now, cap);
+		}
+	}
+	*sdts = e->sdts;
+	return e->nsdts;
+}

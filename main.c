@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"  -b SIZE        ring buffer size per CPU (default 8M)\n"
 	"  --unordered    dispatch events per CPU as read, not in time order (faster)\n"
 	"  --format json  every report (timer run, begin/finish hook) as one JSON line\n"
+	"  --input FILE   replay a saved trace (trace.dat of trace-cmd or ltap --record)\n"
+	"  --record FILE  also save the events of this live run as a trace.dat\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
@@ -208,6 +210,8 @@ int main(int argc, char **argv)
 		{"check", no_argument, NULL, 'C'},
 		{"unordered", no_argument, NULL, 'U'},
 		{"format", required_argument, NULL, 'F'},
+		{"input", required_argument, NULL, 'I'},
+		{"record", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192};
@@ -252,6 +256,8 @@ int main(int argc, char **argv)
 			break;
 		case 'v': opt.verbose = 1; break;
 		case 'U': opt.ordered = 0; break;
+		case 'I': opt.input = optarg; break;
+		case 'R': opt.record = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "json") == 0)
 				opt.json = 1;
@@ -264,6 +270,15 @@ int main(int argc, char **argv)
 		case 'h': return usage(stdout, 0);
 		default: return usage(stderr, 2);
 		}
+	}
+	if (argc > 2 && optind == 1 && strcmp(argv[1], "replay") == 0) {
+		/* ltap replay FILE SCRIPT [ARGS...] */
+		opt.input = argv[2];
+		optind = 3;
+	}
+	if (opt.input && opt.record) {
+		ltap_err("--input and --record cannot be used together");
+		return 2;
 	}
 	if (opt.pid && opt.command) {
 		ltap_err("-p and -c cannot be used together");

@@ -41,7 +41,14 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->probes_tail = &ctx->probes;
 	ctx->child.gate_fd = ctx->child.err_fd = -1;
 	ctx->proc = ltap_proc_new();
-	ctx->cat = ltap_catalog_open();
+	if (ctx->proc && opt->input) {
+		if (ltap_session_replay_open(ctx)) {
+			ltap_ctx_free(ctx);
+			return NULL;
+		}
+	} else {
+		ctx->cat = ltap_catalog_open();
+	}
 	ctx->L = L = luaL_newstate();
 	if (!ctx->proc || !ctx->cat || !L) {
 		ltap_ctx_free(ctx);
@@ -51,7 +58,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	lua_pushlightuserdata(L, ctx);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.ctx");
 	lua_newtable(L);
-	lua_pushboolean(L, 1);
+	lua_pushboolean(L, !opt->input);
 	lua_setfield(L, -2, "live");
 	lua_pushliteral(L, "0.1");
 	lua_setfield(L, -2, "version");
@@ -98,6 +105,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
 	ltap_loop_free(ctx->loop);
 	ltap_catalog_close(ctx->cat);
+	ltap_session_close(ctx); /* after the catalog: it borrows the trace's formats */
 	ltap_proc_free(ctx->proc);
 	free(ctx->own_command);
 	free(ctx);
@@ -187,6 +195,12 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
+	if (ctx->replay) {
+		if (ltap_session_replay_attach(ctx) || ltap_timers_attach(ctx))
+			return -1;
+		ctx->running = 1;
+		return 0;
+	}
 	ltap_instance_reap_stale();
 	/* a script of timers and hooks only needs no kernel tracing at all */
 	if (ctx->nprobes) {
@@ -207,6 +221,11 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		for (int i = 0; i < n; i++)
 			if (ltap_loop_add_stream(ctx->loop, ss[i]))
 				return -1;
+		if (ltap_session_record_start(ctx, offset))
+			return -1;
+	} else if (ctx->opt.record) {
+		ltap_err("record: the script declares no probes: nothing to record");
+		return -1;
 	}
 	ctx->start_time = ltap_now();
 	ctx->trace_now = ctx->start_time;
@@ -217,6 +236,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 			 strerror(errno));
 		return -1;
 	}
+	ltap_session_record_mark(ctx, "start", ctx->start_time);
 	ctx->running = 1;
 	lua_getglobal(ctx->L, "ltap");
 	lua_pushinteger(ctx->L, ctx->have_child ? ctx->child.pid : ctx->opt.pid);
@@ -289,12 +309,22 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	}
 	ltap_run_hooks(ctx, "ltap.begin");
 	ctx_child(ctx); /* a command that already ended */
-	if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
-		ctx->failed = 1;
-	if (ctx->inst)
-		ltap_instance_tracing(ctx->inst, 0);
-	if (!ctx->failed && ctx->sigints < 2)
-		ltap_loop_finish(ctx->loop, ctx->stop_at ? ctx->stop_at : ltap_now());
+	if (ctx->replay) {
+		if (!ctx->failed && !ctx->exit_called)
+			ltap_session_replay_run(ctx);
+	} else {
+		uint64_t until;
+		if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
+			ctx->failed = 1;
+		until = ctx->stop_at ? ctx->stop_at : ltap_now();
+		ltap_session_record_mark(ctx, "end", until);
+		if (ctx->inst)
+			ltap_instance_tracing(ctx->inst, 0);
+		if (!ctx->failed && ctx->sigints < 2)
+			ltap_loop_finish(ctx->loop, until);
+		if (ltap_session_record_finish(ctx))
+			ctx->failed = 1;
+	}
 	ctx_report_lost(ctx);
 	if (!ctx->failed && ctx->sigints < 2)
 		ltap_run_hooks(ctx, "ltap.finish");

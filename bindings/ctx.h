@@ -59,6 +59,8 @@ struct ltap_options {
 	int ordered;
 	int verbose;
 	int json;                /* --format json */
+	const char *input;       /* --input FILE: replay */
+	const char *record;      /* --record FILE */
 };
 
 struct ltap_ctx {
@@ -68,6 +70,9 @@ struct ltap_ctx {
 	struct ltap_instance *inst;
 	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
 	char *own_command;            /* opt.command when the script set it */
+	struct ltap_replay *replay;   /* --input */
+	struct ltap_recorder *recorder; /* --record */
+	int64_t record_offset;
 	struct ltap_tpsrc *src;
 	struct ltap_loop *loop;
 	struct ltap_proc *proc;
@@ -140,6 +145,14 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
 /* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
 int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* session.c: --input and --record */
+int ltap_session_replay_open(struct ltap_ctx *ctx);
+int ltap_session_replay_attach(struct ltap_ctx *ctx);
+void ltap_session_replay_run(struct ltap_ctx *ctx);
+int ltap_session_record_start(struct ltap_ctx *ctx, int64_t offset);
+void ltap_session_record_mark(struct ltap_ctx *ctx, const char *what, uint64_t ns);
+int ltap_session_record_finish(struct ltap_ctx *ctx);
+void ltap_session_close(struct ltap_ctx *ctx);
 /* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
 int ltap_is_uprobe_spec(const char *spec);
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);

@@ -364,6 +364,52 @@ static int probe_kernel_filter(struct ltap_evdesc *d, char **out)
 	return n;
 }
 
+/* libtraceevent 1.7's filter parser crashes on an expression that ends in an
+ * operator ("pid > 0 &&") or has unbalanced parentheses; the kernel would
+ * refuse those, so refuse them before the parser sees them. */
+static int filter_complete(const char *f)
+{
+	size_t n = strlen(f);
+	int depth = 0;
+
+	for (const char *c = f; *c; c++) {
+		depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
+		if (depth < 0)
+			return 0;
+	}
+	while (n && (f[n - 1] == ' ' || f[n - 1] == '\t'))
+		n--;
+	return depth == 0 && n && !strchr("&|!=<>~(+-*/,", f[n - 1]);
+}
+
+/* Each probe's own filter as a libtraceevent filter; with only_filtered, the
+ * probes without a filter get none (they take every event). */
+static int probe_user_filters(struct ltap_evdesc *d, int only_filtered)
+{
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+		char spec[1200];
+		int e = 0;
+		if (only_filtered && !p->filter)
+			continue;
+		if (p->filter && !filter_complete(p->filter)) {
+			ltap_err("%sprobe %s:%s: bad filter '%s': the expression is incomplete", p->where,
+				 d->ev->system, d->ev->name, p->filter);
+			return -1;
+		}
+		p->ufilter = tep_filter_alloc(d->ev->tep);
+		snprintf(spec, sizeof spec, "%s/%s:%s", d->ev->system, d->ev->name, p->filter ? p->filter : "1");
+		if (!p->ufilter || (e = tep_filter_add_filter_str(p->ufilter, spec)) < 0) {
+			char why[256] = "";
+			if (p->ufilter)
+				tep_filter_strerror(p->ufilter, (enum tep_errno)e, why, sizeof why);
+			ltap_err("%sprobe %s:%s: bad filter '%s'%s%s", p->where, d->ev->system, d->ev->name,
+				 p->filter ? p->filter : "", why[0] ? ": " : "", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* System-wide, ltap leaves out its own events, as trace-cmd does: each read
  * of a ring is a syscall, and tracing them would feed the rings with events
  * of the reader itself (~9000 reads/s of nearly empty pages here). */
@@ -398,6 +444,13 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 		n = probe_kernel_filter(d, &kf);
 		if (n < 0)
 			return -1;
+		if (!ctx->inst) {
+			/* replay: every filter is applied in user space */
+			free(kf);
+			if (probe_user_filters(d, 1))
+				return -1;
+			continue;
+		}
 		if (!ctx->opt.pid && !ctx->opt.command && (kf = probe_without_self(kf)) == NULL)
 			return -1;
 		if (kf) {
@@ -418,20 +471,10 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 			}
 		}
 		/* shared events need each probe's own filter in user space too */
-		if (n > 1) {
-			for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
-				char spec[1200];
-				p->ufilter = tep_filter_alloc(d->ev->tep);
-				snprintf(spec, sizeof spec, "%s/%s:%s", d->ev->system, d->ev->name, p->filter);
-				if (!p->ufilter || tep_filter_add_filter_str(p->ufilter, spec) < 0) {
-					ltap_err("%sprobe %s:%s: filter '%s' cannot be applied in user space",
-						 p->where, d->ev->system, d->ev->name, p->filter);
-					return -1;
-				}
-			}
-		}
+		if (n > 1 && probe_user_filters(d, 0))
+			return -1;
 	}
-	for (int id = 0; id < ctx->nids; id++) {
+	for (int id = 0; ctx->inst && id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
 		if (d && ltap_instance_enable(ctx->inst, d->ev->system, d->ev->name) != 0)
 			return -1;

@@ -15,7 +15,18 @@
 struct ltap_catalog {
 	struct tep_handle *tep;
 	char *available; /* available_events, read once on demand */
+	int borrowed;    /* a saved trace's formats: not ours to free, nothing to read */
 };
+
+struct ltap_catalog *ltap_catalog_from_tep(struct tep_handle *tep)
+{
+	struct ltap_catalog *cat = calloc(1, sizeof *cat);
+	if (cat) {
+		cat->tep = tep;
+		cat->borrowed = 1;
+	}
+	return cat;
+}
 
 struct ltap_catalog *ltap_catalog_open(void)
 {
@@ -52,7 +63,7 @@ void ltap_catalog_close(struct ltap_catalog *cat)
 {
 	if (!cat)
 		return;
-	if (cat->tep)
+	if (cat->tep && !cat->borrowed)
 		tep_free(cat->tep);
 	free(cat->available);
 	free(cat);
@@ -94,8 +105,10 @@ struct tep_event *ltap_catalog_event(struct ltap_catalog *cat, const char *spec)
 		return NULL;
 	}
 	ev = tep_find_event_by_name(cat->tep, sys, name);
-	if (ev)
+	if (ev || cat->borrowed) {
+		errno = ev ? 0 : ENOENT;
 		return ev;
+	}
 	snprintf(path, sizeof path, "events/%s/%s/format", sys, name);
 	fmt = ltap_tracefs_read(path, &len);
 	if (!fmt) {
@@ -112,10 +125,26 @@ struct tep_event *ltap_catalog_event(struct ltap_catalog *cat, const char *spec)
 	return tep_find_event_by_name(cat->tep, sys, name);
 }
 
+/* "sys:name" lines: the kernel's available_events, or a saved trace's events */
 static const char *catalog_available(struct ltap_catalog *cat)
 {
-	if (!cat->available)
+	if (cat->available)
+		return cat->available;
+	if (!cat->borrowed) {
 		cat->available = ltap_tracefs_read("available_events", NULL);
+	} else {
+		struct tep_event **evs = tep_list_events(cat->tep, TEP_EVENT_SORT_NAME);
+		size_t len = 1;
+		for (int i = 0; evs && evs[i]; i++)
+			len += strlen(evs[i]->system) + strlen(evs[i]->name) + 2;
+		cat->available = calloc(1, len);
+		for (int i = 0; cat->available && evs && evs[i]; i++) {
+			strcat(cat->available, evs[i]->system);
+			strcat(cat->available, ":");
+			strcat(cat->available, evs[i]->name);
+			strcat(cat->available, "\n");
+		}
+	}
 	return cat->available;
 }
 

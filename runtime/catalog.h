@@ -10,6 +10,8 @@ struct ltap_catalog;
 
 /* Opens a catalog over the local tracefs. NULL with a logged reason. */
 struct ltap_catalog *ltap_catalog_open(void);
+/* A catalog over the formats of a saved trace (the tep stays the caller's). */
+struct ltap_catalog *ltap_catalog_from_tep(struct tep_handle *tep);
 void ltap_catalog_close(struct ltap_catalog *cat);
 struct tep_handle *ltap_catalog_tep(struct ltap_catalog *cat);
 

@@ -294,3 +294,8 @@ int ltap_instance_tracing(struct ltap_instance *inst, int on)
 {
 	return (on ? tracefs_trace_on(inst->ti) : tracefs_trace_off(inst->ti)) < 0 ? -errno : 0;
 }
+
+int ltap_instance_marker(struct ltap_instance *inst, const char *text)
+{
+	return tracefs_instance_file_write(inst->ti, "trace_marker", text) < 0 ? -errno : 0;
+}

@@ -34,6 +34,8 @@ int ltap_instance_enable(struct ltap_instance *inst, const char *sys, const char
 /* Restricts events to these pids and, through event-fork, their children. */
 int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n);
 int ltap_instance_tracing(struct ltap_instance *inst, int on);
+/* Writes text into the instance's trace_marker (an ftrace:print event). */
+int ltap_instance_marker(struct ltap_instance *inst, const char *text);
 /* Measures offset = CLOCK_MONOTONIC - trace clock. Call once, before any
  * event is enabled. 0 or -errno. */
 struct tep_handle;

@@ -212,6 +212,8 @@ static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm
 					best = ss[i];
 		}
 		ts = best && (best->cur.ts <= ev_wm || !loop->ordered) ? best->cur.ts : UINT64_MAX;
+		if (ts == UINT64_MAX && tm_wm == UINT64_MAX)
+			break; /* replay: no event left, and timers wait for the end time */
 		t = loop_next_timer(loop);
 		if (t && t->due <= tm_wm && t->due <= ts) {
 			if (loop_fire(loop, t))
@@ -295,4 +297,9 @@ void ltap_loop_finish(struct ltap_loop *loop, uint64_t until)
 		loop_dispatch(loop, UINT64_MAX, until);
 	}
 	loop_dispatch(loop, UINT64_MAX, until);
+}
+
+void ltap_loop_replay(struct ltap_loop *loop)
+{
+	loop_dispatch(loop, UINT64_MAX, UINT64_MAX);
 }

@@ -34,6 +34,10 @@ void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered);
 
 /* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
 int ltap_loop_run(struct ltap_loop *loop);
+/* Replay: dispatches every event of streams that hold all their data, with
+ * the timers that fall between them; ltap_loop_finish(end) then runs the
+ * timers up to the recorded end. */
+void ltap_loop_replay(struct ltap_loop *loop);
 /* Async-signal-safe: asks ltap_loop_run to return after the current batch. */
 void ltap_loop_stop(struct ltap_loop *loop);
 /* Stops dispatching at once (exit(), a script error). */

@@ -19,6 +19,9 @@ struct proc_entry {
 struct ltap_proc {
 	struct proc_entry *tab;
 	uint32_t mask, used;
+	/* replay: names come from the saved trace, never from this machine's /proc */
+	const char *(*lookup)(void *ud, int tid);
+	void *lookup_ud;
 };
 
 struct ltap_proc *ltap_proc_new(void)
@@ -71,7 +74,7 @@ static int proc_grow(struct ltap_proc *p)
 	return 0;
 }
 
-static void proc_read(int tid, struct proc_entry *e)
+static void proc_read(struct ltap_proc *p, int tid, struct proc_entry *e)
 {
 	char path[64], line[256];
 	FILE *f;
@@ -80,6 +83,12 @@ static void proc_read(int tid, struct proc_entry *e)
 	snprintf(e->comm, sizeof e->comm, "%s", tid == 0 ? "swapper" : "<...>");
 	if (tid == 0)
 		return;
+	if (p->lookup) {
+		const char *c = p->lookup(p->lookup_ud, tid);
+		if (c)
+			snprintf(e->comm, sizeof e->comm, "%.15s", c);
+		return;
+	}
 	snprintf(path, sizeof path, "/proc/%d/status", tid);
 	f = fopen(path, "r");
 	if (!f)
@@ -110,7 +119,7 @@ static struct proc_entry *proc_get(struct ltap_proc *p, int tid, int load)
 	e->key = tid + 1;
 	p->used++;
 	if (load)
-		proc_read(tid, e);
+		proc_read(p, tid, e);
 	else {
 		e->tgid = tid;
 		strcpy(e->comm, "<...>");
@@ -190,4 +199,34 @@ int ltap_proc_seed(struct ltap_proc *p)
 	}
 	closedir(d);
 	return n;
+}
+
+void ltap_proc_set_lookup(struct ltap_proc *p, const char *(*lookup)(void *ud, int tid), void *ud)
+{
+	p->lookup = lookup;
+	p->lookup_ud = ud;
+}
+
+char *ltap_proc_cmdlines(struct ltap_proc *p)
+{
+	size_t cap = 4096, len = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	out[0] = 0;
+	for (uint32_t i = 0; i <= p->mask; i++) {
+		if (!p->tab[i].key || p->tab[i].key == 1)
+			continue;
+		if (len + 64 > cap) {
+			char *n = realloc(out, cap *= 2);
+			if (!n) {
+				free(out);
+				return NULL;
+			}
+			out = n;
+		}
+		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", (int)p->tab[i].key - 1, p->tab[i].comm);
+	}
+	return out;
 }

@@ -19,4 +19,9 @@ int ltap_proc_tgid(struct ltap_proc *p, int tid);
 /* Records what an event told: tgid < 0 or comm NULL keep the old value. */
 void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm);
 
+/* Names of unknown tids from lookup instead of /proc (replay). */
+void ltap_proc_set_lookup(struct ltap_proc *p, const char *(*lookup)(void *ud, int tid), void *ud);
+/* "tid comm" lines of every known task, as saved_cmdlines has them; caller frees. */
+char *ltap_proc_cmdlines(struct ltap_proc *p);
+
 #endif

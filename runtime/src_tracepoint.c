@@ -4,6 +4,7 @@
 
 #include "instance.h"
 #include "log.h"
+#include "record.h"
 #include "ringpage.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@ struct cpu_ring {
 	int subbuf;
 	int64_t clock_offset;
 	char stats_path[256];
+	struct ltap_recorder *rec;
 };
 
 struct ltap_tpsrc {
@@ -83,6 +85,8 @@ static int ring_fill(struct ltap_stream *s)
 		}
 		if (n == 0)
 			break;
+		if (r->rec)
+			ltap_recorder_page(r->rec, r->s.cpu, page);
 		r->count++;
 	}
 	if (!r->s.has)
@@ -204,4 +208,15 @@ uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx)
 		fclose(f);
 	}
 	return dropped > r->s.lost ? dropped : r->s.lost;
+}
+
+void ltap_tpsrc_record(struct ltap_tpsrc *src, struct ltap_recorder *rec)
+{
+	for (int i = 0; i < src->nr; i++)
+		src->rings[i].rec = rec;
+}
+
+size_t ltap_tpsrc_subbuf_size(struct ltap_tpsrc *src)
+{
+	return src->nr ? (size_t)src->rings[0].subbuf : (size_t)getpagesize();
 }

@@ -4,6 +4,7 @@
 
 #include "stream.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ltap_instance;
@@ -17,6 +18,10 @@ struct ltap_tpsrc;
 struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle *tep,
 				   int pool_pages, int64_t clock_offset);
 void ltap_tpsrc_close(struct ltap_tpsrc *src);
+struct ltap_recorder;
+/* Every sub-buffer read from now on is also given to rec (ltap --record). */
+void ltap_tpsrc_record(struct ltap_tpsrc *src, struct ltap_recorder *rec);
+size_t ltap_tpsrc_subbuf_size(struct ltap_tpsrc *src);
 int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams);
 /* Events the kernel dropped on cpu (from the ring's stats), or the stream's count. */
 uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx);

@@ -19,7 +19,7 @@ if ! diff -u "$WORK/before" "$WORK/after"; then
   echo "FAIL: kernel tracing state changed by $(basename "$1")"
   rc=1
 fi
-if ls "$WORK"/asan.* "$WORK"/ubsan.* >/dev/null 2>&1; then
+if compgen -G "$WORK/asan.*" >/dev/null || compgen -G "$WORK/ubsan.*" >/dev/null; then
   cat "$WORK"/asan.* "$WORK"/ubsan.* 2>/dev/null
   echo "FAIL: sanitizer reports"
   rc=1

@@ -1,0 +1,27 @@
+/* src_replay.h: a saved trace (trace-cmd's trace.dat, read with libtracecmd,
+ * or one written by ltap --record) as streams for the loop: one per CPU,
+ * merged by timestamp like the live rings, decoded with the formats stored
+ * in the file. */
+#ifndef LTAP_SRC_REPLAY_H
+#define LTAP_SRC_REPLAY_H
+
+#include "stream.h"
+
+#include <stdint.h>
+
+struct tep_handle;
+struct ltap_replay;
+
+/* NULL with a logged reason naming the file. */
+struct ltap_replay *ltap_replay_open(const char *path);
+void ltap_replay_close(struct ltap_replay *r);
+struct tep_handle *ltap_replay_tep(struct ltap_replay *r);
+int ltap_replay_streams(struct ltap_replay *r, struct ltap_stream ***streams);
+/* The run's start and end as ltap --record noted them (ftrace:print
+ * "ltap-record start=NS" / "end=NS"), else the first event's time and 0. */
+uint64_t ltap_replay_start(struct ltap_replay *r);
+uint64_t ltap_replay_end(struct ltap_replay *r);
+/* The comm the trace's saved cmdlines give pid, or NULL. */
+const char *ltap_replay_comm(struct ltap_replay *r, int pid);
+
+#endif

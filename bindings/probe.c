@@ -86,8 +86,8 @@ static int probe_probe(lua_State *L)
 	struct ltap_probe *p, **pp;
 	struct ltap_evdesc *d;
 
-	if (lua_type(L, 2) == LUA_TSTRING) {
-		filter = lua_tostring(L, 2);
+	if (lua_type(L, 2) == LUA_TSTRING || (lua_isnil(L, 2) && lua_gettop(L) >= 3)) {
+		filter = lua_tostring(L, 2); /* nil: no filter, for wrappers passing one on */
 		fn = 3;
 	}
 	luaL_checktype(L, fn, LUA_TFUNCTION);

@@ -1,0 +1,26 @@
+# Derived events: pairs (latency), runs, the process tree; the latency script.
+cat > $WORK/d.lua <<'LUA'
+local derive, tree = require("ltap.derive"), require("ltap.proctree")
+local pairs_n, runs, path = 0, {}, nil
+derive.pairs{start = "syscalls:sys_enter_getppid", stop = "syscalls:sys_exit_getppid",
+  fn = function(ns, s, e) if e.comm == "getppid_loop" and ns > 0 and s.time < e.time then pairs_n = pairs_n + 1 end end}
+derive.runs{event = "syscalls:sys_enter_getppid", key = "tid", gap = "50ms",
+  fn = function(r) if r.count > 1 then runs[#runs + 1] = r.count end end}
+probe("syscalls:sys_enter_getppid", function(e) if e.comm == "getppid_loop" then path = path or tree.path(e.pid) end end)
+finish(function()
+  table.sort(runs)
+  printf("pairs=%d runs=%s path=%s exited=%s\n", pairs_n, table.concat(runs, ","), path,
+    tostring(tree.get(ltap.target) and tree.get(ltap.target).exit ~= nil))
+end)
+LUA
+run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 3000; sleep 0.2; $PROGS/getppid_loop 2000" $WORK/d.lua
+expect_eq "exit" 0 "$RC"
+expect_grep "pairs, runs, process tree" "^pairs=5000 runs=2000,3000 path=sh;getppid_loop exited=true$" $WORK/out
+
+# the latency script: every pair counted, percentiles printed
+run_ltap $WORK/out $WORK/err latency -c "$PROGS/getppid_loop 4321" syscalls:sys_enter_getppid syscalls:sys_exit_getppid
+expect_eq "exit" 0 "$RC"
+expect_grep "latency pairs" "^p50 .* p90 .* p99 .* max .*\(4321 pairs\)$" $WORK/out
+P=$PROGS/uprobe_target
+run_ltap $WORK/out $WORK/err latency -c "$P 1 1" u:$P:sleep10 ur:$P:sleep10
+expect_grep "10 ms sleep" "^p50 1[0-9]\.[0-9] ms .*\(1 pairs\)$" $WORK/out

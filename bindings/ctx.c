@@ -30,6 +30,18 @@ struct ltap_ctx *ltap_ctx_get(lua_State *L)
 	return ctx;
 }
 
+/* The fixed slots the per-event path reaches without lookups, pushed on an
+ * empty stack (the main one, or a thread for a nested drain). */
+void ltap_ctx_push_slots(lua_State *L, struct ltap_ctx *ctx)
+{
+	ctx->msgh_slot = ltap_push_msghandler(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
+	ctx->handlers_slot = lua_gettop(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	ctx->timers_slot = lua_gettop(L);
+	ltap_event_push_slots(L, ctx);
+}
+
 struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 {
 	struct ltap_ctx *ctx = calloc(1, sizeof *ctx);
@@ -71,16 +83,11 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_stats(L);
 	ltap_open_names(L);
 	ltap_open_uprobe(L);
+	ltap_open_counter(L);
 	ltap_open_event(L, ctx);
 
-	/* fixed slots: the per-event path reaches them without lookups */
 	lua_settop(L, 0);
-	ctx->msgh_slot = ltap_push_msghandler(L);
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
-	ctx->handlers_slot = lua_gettop(L);
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
-	ctx->timers_slot = lua_gettop(L);
-	ltap_event_push_slots(L, ctx);
+	ltap_ctx_push_slots(L, ctx);
 	ltap_signals_install(ctx);
 
 	lua_getglobal(L, "require");
@@ -196,6 +203,10 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
 	if (ctx->replay) {
+		if (ctx->counters) {
+			ltap_err("replay: counters count a live run, not a saved trace");
+			return -1;
+		}
 		if (ltap_session_replay_attach(ctx) || ltap_timers_attach(ctx))
 			return -1;
 		ctx->running = 1;
@@ -210,7 +221,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
 			return -1;
 	}
-	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)))
+	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)) || ltap_counters_attach(ctx))
 		return -1;
 	ltap_proc_seed(ctx->proc);
 	if (ctx->inst) {
@@ -314,6 +325,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 			ltap_session_replay_run(ctx);
 	} else {
 		uint64_t until;
+		ctx->in_loop = 1;
 		if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
 			ctx->failed = 1;
 		until = ctx->stop_at ? ctx->stop_at : ltap_now();
@@ -337,6 +349,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 		code = ctx->exit_code;
 out:
 	ctx->running = 0;
+	ltap_counters_detach(ctx);
 	ctx_end_child(ctx);
 	/* kernel state first: fds on the instance, then the instance itself */
 	ltap_tpsrc_close(ctx->src);

@@ -70,6 +70,7 @@ struct ltap_ctx {
 	struct ltap_instance *inst;
 	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
 	char *own_command;            /* opt.command when the script set it */
+	struct ltap_counter_ud *counters; /* counter() declarations, opened at attach */
 	struct ltap_replay *replay;   /* --input */
 	struct ltap_recorder *recorder; /* --record */
 	int64_t record_offset;
@@ -92,6 +93,7 @@ struct ltap_ctx {
 
 	uint64_t start_time, trace_now, stop_at;
 	int running;        /* in the run phase: timers are relative to trace_now */
+	int in_loop;        /* the loop is dispatching: no nested dispatch */
 	int failed;         /* a script error ended the run */
 	int exit_called, exit_code;
 
@@ -108,6 +110,7 @@ struct ltap_ctx {
 #define LTAP_TIMER_DURATION (-1)
 
 struct ltap_ctx *ltap_ctx_get(lua_State *L);
+void ltap_ctx_push_slots(lua_State *L, struct ltap_ctx *ctx);
 
 /* Creates the Lua state with the stdlib and ltap's functions. */
 struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt);
@@ -145,6 +148,10 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
 /* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
 int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* counter.c */
+void ltap_open_counter(lua_State *L);
+int ltap_counters_attach(struct ltap_ctx *ctx);
+void ltap_counters_detach(struct ltap_ctx *ctx);
 /* session.c: --input and --record */
 int ltap_session_replay_open(struct ltap_ctx *ctx);
 int ltap_session_replay_attach(struct ltap_ctx *ctx);

@@ -1,0 +1,166 @@
+-- name: stat
+-- summary: perf stat in ltap: counters per command (-r N: mean and +-%), system-wide, per interval
+-- usage: ltap stat [-a] [-r N] [-e EVENT[,EVENT...]]... [-d DURATION] [-I MS] [--per-run] [--json] [-- COMMAND...]
+-- example:
+--    Performance counter stats for 'sleep 0.05' (5 runs):
+--
+--                  38      kmem:mm_page_alloc                                       ( +-  1.18% )
+--               1.03 msec task-clock                                               ( +-  4.85% )
+--     <not supported>      cycles
+--
+--          0.0515268 +- 0.0000763 seconds time elapsed  ( +-  0.15% )
+--
+-- With a COMMAND it runs it -r N times (default 1), each run counted from
+-- its first instruction with its children, and prints the means, with
+-- N > 1 the relative standard error of each mean as perf stat does. With -a
+-- and no command it counts the whole system for -d DURATION (or until ^C);
+-- -a with a command counts the whole system while the command runs. -I MS
+-- prints the counts of every interval. Counters this machine lacks print
+-- <not supported>.
+
+local getopt = require("ltap.getopt")
+local usage = "usage: stat [-a] [-r N] [-e EVENT,...] [-d DURATION] [-I MS] [--per-run] [--json] [-- COMMAND...]"
+local o, cmd = getopt(arg, {a = "flag", r = "number", e = "list", d = "value", I = "number",
+  ["per-run"] = "flag", json = "flag"}, usage)
+local function fail(msg) error("stat: " .. msg .. " (" .. usage .. ")", 0) end
+
+local events = {}
+for _, list in ipairs(o.e or {"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions"}) do
+  for name in list:gmatch("[^,]+") do events[#events + 1] = name end
+end
+local runs = o.r or 1
+if math.type(runs) ~= "integer" or runs < 1 then fail("-r needs a positive number") end
+if #cmd == 0 and not o.a then fail("a COMMAND, or -a for the whole system") end
+
+local function quote(s)
+  if s:match("^[%w%./_=:,+-]+$") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+local cmdline = {}
+for i, a in ipairs(cmd) do cmdline[i] = quote(a) end
+cmdline = table.concat(cmdline, " ")
+
+-- mean and the standard error of the mean, as perf's stat.c computes them
+local function mean_sem(xs)
+  local n, sum = #xs, 0
+  for _, x in ipairs(xs) do sum = sum + x end
+  local mean = sum / n
+  if n < 2 then return mean, 0 end
+  local ss = 0
+  for _, x in ipairs(xs) do ss = ss + (x - mean) ^ 2 end
+  return mean, math.sqrt(ss / (n - 1) / n)
+end
+
+local function is_clock(name) return name == "task-clock" or name == "cpu-clock" end
+
+local function value_text(name, v)
+  if v == nil then return "   <not supported>      " .. name end
+  if is_clock(name) then return string.format("%18.2f msec %s", v / 1e6, name) end
+  -- perf stat prints counts, and their means, rounded to integers
+  return string.format("%18.0f      %s", v, name)
+end
+
+local function print_report(title, per_event, elapsed, n)
+  printf("\n Performance counter stats for %s%s:\n\n", title, n > 1 and string.format(" (%d runs)", n) or "")
+  for _, name in ipairs(events) do
+    local xs = per_event[name]
+    if not xs then
+      printf("%s\n", value_text(name, nil))
+    else
+      local mean, sem = mean_sem(xs)
+      local line = value_text(name, n == 1 and xs[1] or mean)
+      if n > 1 then
+        local rel = mean ~= 0 and 100 * sem / mean or 0
+        line = string.format("%-84s ( +-%6.2f%% )", line, rel)
+      end
+      printf("%s\n", line)
+    end
+  end
+  if elapsed then
+    local mean, sem = mean_sem(elapsed)
+    if n > 1 then
+      printf("\n%18.7f +- %.7f seconds time elapsed  ( +-%6.2f%% )\n\n", mean / 1e9, sem / 1e9, mean ~= 0 and 100 * sem / mean or 0)
+    else
+      printf("\n%18.9f seconds time elapsed\n\n", mean / 1e9)
+    end
+  end
+end
+
+local function print_json(per_event, elapsed, all_runs)
+  local json = require("dkjson")
+  local counters = {}
+  for _, name in ipairs(events) do
+    local xs = per_event[name]
+    if xs then
+      local mean, sem = mean_sem(xs)
+      counters[#counters + 1] = {event = name, mean = mean, stderr = sem,
+        rel_stderr_percent = mean ~= 0 and 100 * sem / mean or 0, runs = xs}
+    else
+      counters[#counters + 1] = {event = name, supported = false}
+    end
+  end
+  local doc = {command = cmdline ~= "" and cmdline or nil, runs = #(elapsed or {}), counters = counters}
+  if elapsed then
+    local mean, sem = mean_sem(elapsed)
+    doc.elapsed_ns = {mean = mean, stderr = sem, runs = elapsed}
+  end
+  if all_runs then doc.per_run = all_runs end
+  io.stdout:write(json.encode(doc, {keyorder = {"command", "runs", "elapsed_ns", "counters", "event", "mean", "stderr",
+    "rel_stderr_percent", "supported"}}), "\n")
+end
+
+if #cmd > 0 and not o.a then
+  -- per command: ltap.measure runs it, counted from its exec
+  begin(function()
+    local per_event, elapsed, all = {}, {}, {}
+    for i = 1, runs do
+      local r = ltap.measure(cmdline, events)
+      elapsed[i] = r.elapsed
+      for _, name in ipairs(events) do
+        local v = r.counts[name]
+        if v then per_event[name] = per_event[name] or {}; table.insert(per_event[name], v) end
+      end
+      all[i] = {elapsed_ns = r.elapsed, status = r.status, counts = r.counts}
+      if o["per-run"] and not o.json then
+        local parts = {}
+        for _, name in ipairs(events) do parts[#parts + 1] = name .. "=" .. tostring(r.counts[name] or "<not supported>") end
+        printf("run %d: %.6f s  %s\n", i, r.elapsed / 1e9, table.concat(parts, "  "))
+      end
+    end
+    if o.json then
+      print_json(per_event, elapsed, o["per-run"] and all or nil)
+    else
+      print_report("'" .. cmdline .. "'", per_event, elapsed, runs)
+    end
+    exit(0)
+  end)
+else
+  -- the whole system, for a duration, until ^C, or while the command runs
+  if runs > 1 then fail("-r needs a COMMAND") end
+  local cs = {}
+  for i, name in ipairs(events) do cs[i] = counter(name, {system = true}) end
+  if #cmd > 0 then ltap.set_command(cmdline) end
+  if o.d then after(o.d, function() exit(0) end) end
+  local function snapshot(delta)
+    local per_event = {}
+    for i, name in ipairs(events) do
+      local total, d = cs[i]:read()
+      if total then per_event[name] = {delta and d or total} end
+    end
+    return per_event
+  end
+  if o.I then
+    every(o.I / 1000, function()
+      local t = (ltap.now() - ltap.start_time()) / 1e9
+      for _, name in ipairs(events) do
+        local xs = snapshot(true)[name]
+        printf("%14.9f %s\n", t, value_text(name, xs and xs[1]))
+      end
+    end)
+  end
+  finish(function()
+    local elapsed = {ltap.now() - ltap.start_time()}
+    local title = #cmd > 0 and "'system wide' while '" .. cmdline .. "' ran" or "'system wide'"
+    if o.json then print_json(snapshot(false), elapsed) else print_report(title, snapshot(false), elapsed, 1) end
+  end)
+end

@@ -6,7 +6,9 @@
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
+#include "src_sampler.h"
 #include "src_tracepoint.h"
+#include "symbols.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -41,8 +43,9 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->child.gate_fd = ctx->child.err_fd = -1;
 	ctx->proc = ltap_proc_new();
 	ctx->cat = ltap_catalog_open();
+	ctx->syms = ltap_symbols_new();
 	ctx->L = L = luaL_newstate();
-	if (!ctx->proc || !ctx->cat || !L) {
+	if (!ctx->proc || !ctx->cat || !ctx->syms || !L) {
 		ltap_ctx_free(ctx);
 		return NULL;
 	}
@@ -58,6 +61,8 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_embedded(L);
 	ltap_open_probe(L);
 	ltap_open_timer(L);
+	ltap_open_profile(L);
+	ltap_open_stack(L);
 	ltap_open_event(L, ctx);
 
 	/* fixed slots: the per-event path reaches them without lookups */
@@ -87,6 +92,8 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	if (ctx->L)
 		lua_close(ctx->L);
 	ltap_probes_free(ctx);
+	ltap_sampler_close(ctx->sampler);
+	ltap_symbols_free(ctx->syms);
 	ltap_tpsrc_close(ctx->src);
 	ltap_instance_close(ctx->inst);
 	ltap_loop_free(ctx->loop);
@@ -185,13 +192,17 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		return -1;
 	if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
 		return -1;
-	if (ctx_targets(ctx) || ltap_probes_attach(ctx))
+	if (ctx_targets(ctx) || ltap_probes_attach(ctx) || ltap_sampler_attach(ctx))
 		return -1;
 	ltap_proc_seed(ctx->proc);
 	ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES, offset);
 	if (!ctx->src)
 		return -1;
 	n = ltap_tpsrc_streams(ctx->src, &ss);
+	for (int i = 0; i < n; i++)
+		if (ltap_loop_add_stream(ctx->loop, ss[i]))
+			return -1;
+	n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
 	for (int i = 0; i < n; i++)
 		if (ltap_loop_add_stream(ctx->loop, ss[i]))
 			return -1;
@@ -202,6 +213,10 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (ltap_instance_tracing(ctx->inst, 1)) {
 		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(ctx->inst),
 			 strerror(errno));
+		return -1;
+	}
+	if (ctx->sampler && ltap_sampler_enable(ctx->sampler, 1)) {
+		ltap_err("sampler: cannot enable the perf events: %s", strerror(errno));
 		return -1;
 	}
 	ctx->running = 1;
@@ -228,6 +243,15 @@ static void ctx_report_lost(struct ltap_ctx *ctx)
 				 (unsigned long long)d);
 		}
 		total += d;
+	}
+	n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
+	for (int i = 0; i < n; i++) {
+		if (ss[i]->lost) {
+			size_t used = strlen(per);
+			snprintf(per + used, sizeof per - used, "%scpu%d %llu (perf ring)", total ? ", " : "",
+				 ss[i]->cpu, (unsigned long long)ss[i]->lost);
+		}
+		total += ss[i]->lost;
 	}
 	if (total)
 		ltap_warn("lost %llu events (%s): the ring was full; try a larger -b",
@@ -279,6 +303,8 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
 		ctx->failed = 1;
 	ltap_instance_tracing(ctx->inst, 0);
+	if (ctx->sampler)
+		ltap_sampler_enable(ctx->sampler, 0);
 	if (!ctx->failed && ctx->sigints < 2)
 		ltap_loop_finish(ctx->loop, ctx->stop_at ? ctx->stop_at : ltap_now());
 	ctx_report_lost(ctx);
@@ -297,6 +323,8 @@ out:
 	/* kernel state first: fds on the instance, then the instance itself */
 	ltap_tpsrc_close(ctx->src);
 	ctx->src = NULL;
+	ltap_sampler_close(ctx->sampler);
+	ctx->sampler = NULL;
 	ltap_instance_close(ctx->inst);
 	ctx->inst = NULL;
 	return code;

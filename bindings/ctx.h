@@ -22,6 +22,8 @@ struct ltap_probe {
 	char *filter;                 /* ftrace filter text, or NULL */
 	struct tep_event_filter *ufilter; /* user-space copy when the event is shared */
 	int handler;                  /* index in the handlers table */
+	int stack;                    /* asked for call chains: served by the perf ring */
+	uint64_t freq;                /* a profile(): samples per second (0: a probe) */
 	char where[128];              /* "file:line:" of the declaration */
 };
 
@@ -36,6 +38,8 @@ struct ltap_evdesc {
 	struct tep_format_field *common_pid;
 	struct ltap_probe *probes;
 	int task_kind;    /* TASK_* when ltap follows names through this event */
+	int perf;         /* served by the perf ring (stacks), not the instance */
+	char *perf_filter; /* the kernel filter for PERF_EVENT_IOC_SET_FILTER */
 	struct tep_format_field *task_pid, *task_comm, *task_flags;
 };
 
@@ -68,6 +72,9 @@ struct ltap_ctx {
 	struct ltap_tpsrc *src;
 	struct ltap_loop *loop;
 	struct ltap_proc *proc;
+	struct ltap_sampler *sampler; /* perf rings: probes with stacks, profiles */
+	struct ltap_symbols *syms;    /* made on the first symbol lookup */
+	int nprofiles;
 	struct ltap_child child;
 	int have_child;
 
@@ -119,6 +126,11 @@ void ltap_signals_restore(void);
 
 /* probe.c */
 void ltap_open_probe(lua_State *L);
+/* a descriptor at event id (a tracepoint's, or a profile's own) */
+struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id);
+/* declares a probe of d with the handler at stack index fn */
+struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
+				  const char *filter);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
 int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);
@@ -136,6 +148,13 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
 /* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
 int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* profile.c: profile(), and the perf rings of a run */
+void ltap_open_profile(lua_State *L);
+int ltap_sampler_attach(struct ltap_ctx *ctx);
+/* stack.c: e:stack() and friends, sym() */
+enum { STACK_ALL, STACK_KERNEL, STACK_USER };
+void ltap_open_stack(lua_State *L);
+int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int lines);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -13,7 +13,9 @@
 #   perf: `perf record -F HZ -a -g -o DATA -- sleep SECS`, then the CPU
 #         time of `perf script -i DATA` alone (symbolizing and printing the
 #         stacks, the input stackcollapse-perf.pl folds; the fold itself is
-#         not counted for perf). Ratio = perf script / ltap.
+#         not counted for perf). Ratio = perf script / ltap; the CPU of
+#         perf record while it records is shown too, and a second ratio with
+#         it, since ltap's figure includes its own reading of the rings.
 set -u
 export LC_ALL=C
 SECS=${SECS:-10}
@@ -51,15 +53,19 @@ ltap_cpu=$(cpu_of $W/ltap.time)
 ltap_samples=$(awk '{ s += $NF } END { print s }' $W/ltap.folded)
 
 workload
-perf record -q -F $HZ -a -g -o $W/perf.data -- sleep $SECS 2> /dev/null
+/usr/bin/time -f "%U %S" -o $W/rec.time perf record -q -F $HZ -a -g -o $W/perf.data -- sleep $SECS 2> /dev/null
 wait "${PIDS[@]}" 2>/dev/null; PIDS=()
 /usr/bin/time -f "%U %S" -o $W/perf.time perf script -i $W/perf.data > $W/perf.script 2> /dev/null
 perf_cpu=$(cpu_of $W/perf.time)
-perf_samples=$(grep -c '^[^ \t]' $W/perf.script)
+rec_cpu=$(cpu_of $W/rec.time)
+perf_samples=$(grep -c "^$" $W/perf.script)
 
 printf "%-6s %9s %12s %14s\n" tool samples "cpu s" "us/sample"
 printf "%-6s %9d %12s %14.1f\n" ltap "$ltap_samples" "$ltap_cpu" "$(echo "$ltap_cpu * 1000000 / $ltap_samples" | bc -l)"
 printf "%-6s %9d %12s %14.1f\n" perf "$perf_samples" "$perf_cpu" "$(echo "$perf_cpu * 1000000 / $perf_samples" | bc -l)"
-printf "ratio perf script / ltap (cpu per sample): %.1f\n" \
+printf "%-6s %9s %12s\n" "perf record (while recording)" "" "$rec_cpu"
+printf "ratio perf script / ltap (cpu per sample): %.2f\n" \
 	"$(echo "($perf_cpu / $perf_samples) / ($ltap_cpu / $ltap_samples)" | bc -l)"
+printf "ratio perf record + perf script / ltap (cpu per sample): %.2f\n" \
+	"$(echo "(($perf_cpu + $rec_cpu) / $perf_samples) / ($ltap_cpu / $ltap_samples)" | bc -l)"
 echo "ltap's top rows:"; sed -n '6,10p' $W/ltap.report

@@ -21,9 +21,16 @@ struct ksym {
 	const char *name, *module;
 };
 
+struct usym {
+	uint64_t addr, size; /* module addresses, bias included */
+	const char *name;
+};
+
 struct module {
 	struct module *next;
 	char *path;
+	struct usym *syms; /* functions sorted by address: libdwfl's own lookup is a linear scan */
+	size_t nsyms;
 	int opened, failed;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -102,6 +109,7 @@ void ltap_symbols_free(struct ltap_symbols *s)
 			n = m->next;
 			if (m->dwfl)
 				dwfl_end(m->dwfl);
+			free(m->syms);
 			free(m->path);
 			free(m);
 		}
@@ -224,6 +232,58 @@ static struct module *module_get(struct ltap_symbols *s, const char *path)
 	return m;
 }
 
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size > y->size ? -1 : x->size < y->size; /* the sized one first */
+}
+
+static void module_symtab(struct module *m)
+{
+	int n = dwfl_module_getsymtab(m->mod);
+	size_t k = 0;
+
+	if (n <= 0 || !(m->syms = calloc((size_t)n, sizeof *m->syms)))
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (name && *name && addr && sym.st_shndx != SHN_UNDEF &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC))
+			m->syms[k++] = (struct usym){addr, sym.st_size, name};
+	}
+	qsort(m->syms, k, sizeof *m->syms, usym_cmp);
+	m->nsyms = k;
+}
+
+/* The function covering a (a module address): within its size, or before
+ * the next one when the symbol has no size. */
+static const struct usym *module_find(const struct module *m, uint64_t a)
+{
+	size_t lo = 0, hi = m->nsyms;
+
+	if (!hi || a < m->syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (m->syms[mid].addr <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* among equal addresses the sized one came first */
+	while (lo > 0 && m->syms[lo - 1].addr == m->syms[lo].addr)
+		lo--;
+	if (m->syms[lo].size ? a < m->syms[lo].addr + m->syms[lo].size
+			     : lo + 1 == m->nsyms || a < m->syms[lo + 1].addr)
+		return &m->syms[lo];
+	return NULL;
+}
+
 static const Dwfl_Callbacks module_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -258,6 +318,7 @@ static void module_open(struct module *m)
 			}
 		}
 	}
+	module_symtab(m);
 	m->failed = 0;
 }
 
@@ -300,12 +361,11 @@ static struct cached *cache_get(struct ltap_symbols *s, struct module *m, uint64
 	i = cache_slot(s, m, a);
 	if (!s->cache[i].mod) {
 		struct cached *c = &s->cache[i];
-		GElf_Off off = 0;
-		GElf_Sym sym;
+		const struct usym *u = module_find(m, a + m->bias);
 		c->mod = m;
 		c->addr = a;
-		c->name = dwfl_module_addrinfo(m->mod, a + m->bias, &off, &sym, NULL, NULL, NULL);
-		c->off = off;
+		c->name = u ? u->name : NULL;
+		c->off = u ? a + m->bias - u->addr : 0;
 		s->cache_used++;
 	}
 	return &s->cache[i];

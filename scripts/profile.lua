@@ -34,8 +34,9 @@ end
 
 local stacks, acc = {}, overhead.new()
 profile(hz, function(e)
-  folded.add(stacks, e)
-  overhead.add(acc, e)
+  local frames = e:stack()
+  folded.add_frames(stacks, e.comm, frames)
+  overhead.add(acc, e, frames)
 end)
 
 finish(function()

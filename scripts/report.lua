@@ -24,8 +24,9 @@ cmdline.targets(opts, usage)
 
 local stacks, acc = {}, overhead.new()
 local function count(e)
-  overhead.add(acc, e)
-  if opts.folded then folded.add(stacks, e) end
+  local frames = e:stack()
+  overhead.add(acc, e, frames)
+  if opts.folded then folded.add_frames(stacks, e.comm, frames) end
 end
 local hz = pos[1]:match("^profile:?(%d*)")
 if hz then

@@ -152,9 +152,11 @@ int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
 void ltap_open_profile(lua_State *L);
 int ltap_sampler_attach(struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
-enum { STACK_ALL, STACK_KERNEL, STACK_USER };
+enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME };
 void ltap_open_stack(lua_State *L);
-int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int lines);
+/* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
+ * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
+int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -5,7 +5,9 @@
  * when asked), leaf first: frame 1 is where the event happened, as perf
  * script prints them. sym is nil for an address no symbol covers; module is
  * nil when not even the mapping is known. Frames are symbolized when the
- * handler asks, with results cached per (module, address) in symbols.c. */
+ * handler asks, with results cached per (module, address) in symbols.c.
+ * e:folded() gives the folded line of the stack (stdlib/folded.lua's
+ * format) straight from C, and e:frame(N) one frame: no table per frame. */
 #include "ctx.h"
 
 #include "symbols.h"
@@ -13,6 +15,7 @@
 #include <event-parse.h>
 #include <lauxlib.h>
 #include <linux/perf_event.h>
+#include <string.h>
 
 static void stack_push_frame(lua_State *L, struct ltap_ctx *ctx, int pid, uint64_t addr, int kernel,
 			     int lines)
@@ -45,24 +48,97 @@ static void stack_push_frame(lua_State *L, struct ltap_ctx *ctx, int pid, uint64
 	}
 }
 
-int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int lines)
+#define MAX_FRAMES 512
+
+/* The frames of r, leaf first, without the context markers. */
+static int stack_frames(const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern)
 {
 	int kernel = 0, n = 0;
 
-	if (!r->callchain)
-		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
-				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
-	lua_createtable(L, r->nr_callchain, 0);
-	for (int i = 0; i < r->nr_callchain; i++) {
+	for (int i = 0; i < r->nr_callchain && n < MAX_FRAMES; i++) {
 		uint64_t a = r->callchain[i];
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		if ((which == STACK_KERNEL && !kernel) || (which == STACK_USER && kernel))
+		addrs[n] = a;
+		kern[n++] = (unsigned char)kernel;
+	}
+	return n;
+}
+
+/* Adds s with each of the characters in bad replaced by to. */
+static void stack_add_clean(luaL_Buffer *b, const char *s, size_t len, const char *bad, char to)
+{
+	for (size_t i = 0; i < len; i++)
+		luaL_addchar(b, strchr(bad, s[i]) ? to : s[i]);
+}
+
+/* The folded name of a frame: the same as stdlib/folded.lua's frame_name. */
+static void stack_add_name(luaL_Buffer *b, struct ltap_ctx *ctx, int pid, uint64_t addr, int kernel)
+{
+	struct ltap_sym sym;
+	int known = ltap_symbols_lookup(ctx->syms, pid, addr, 0, &sym) == 0;
+
+	if (known && sym.name) {
+		stack_add_clean(b, sym.name, strlen(sym.name), ";", ':');
+	} else if (known && sym.module) {
+		const char *base = strrchr(sym.module, '/');
+		base = base ? base + 1 : sym.module;
+		luaL_addchar(b, '[');
+		stack_add_clean(b, base, strlen(base), ";", ':');
+		luaL_addchar(b, ']');
+	} else {
+		luaL_addstring(b, "[unknown]");
+	}
+	if (kernel)
+		luaL_addstring(b, "_[k]");
+}
+
+/* "comm;root;...;leaf", built in one buffer, no table per frame. */
+static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx)
+{
+	uint64_t addrs[MAX_FRAMES];
+	unsigned char kern[MAX_FRAMES];
+	int n = stack_frames(r, addrs, kern);
+	size_t len;
+	const char *comm = lua_tolstring(L, comm_idx, &len);
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	stack_add_clean(&b, comm ? comm : "", comm ? len : 0, " ;", '_');
+	for (int i = n - 1; i >= 0; i--) {
+		luaL_addchar(&b, ';');
+		stack_add_name(&b, ctx, r->pid, addrs[i], kern[i]);
+	}
+	luaL_pushresult(&b);
+	return 1;
+}
+
+int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg)
+{
+	uint64_t addrs[MAX_FRAMES];
+	unsigned char kern[MAX_FRAMES];
+	int n, k = 0;
+
+	if (!r->callchain)
+		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
+				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
+	if (which == STACK_FOLDED)
+		return stack_folded(L, ctx, r, arg);
+	n = stack_frames(r, addrs, kern);
+	if (which == STACK_FRAME) {
+		if (arg < 1 || arg > n)
+			return 0;
+		stack_push_frame(L, ctx, r->pid, addrs[arg - 1], kern[arg - 1], 0);
+		return 1;
+	}
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		if ((which == STACK_KERNEL && !kern[i]) || (which == STACK_USER && kern[i]))
 			continue;
-		stack_push_frame(L, ctx, r->pid, a, kernel, lines);
-		lua_rawseti(L, -2, ++n);
+		stack_push_frame(L, ctx, r->pid, addrs[i], kern[i], arg);
+		lua_rawseti(L, -2, ++k);
 	}
 	return 1;
 }

@@ -34,9 +34,8 @@ end
 
 local stacks, acc = {}, overhead.new()
 profile(hz, function(e)
-  local frames = e:stack()
-  folded.add_frames(stacks, e.comm, frames)
-  overhead.add(acc, e, frames)
+  folded.add(stacks, e)
+  overhead.add(acc, e)
 end)
 
 finish(function()

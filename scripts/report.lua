@@ -24,9 +24,8 @@ cmdline.targets(opts, usage)
 
 local stacks, acc = {}, overhead.new()
 local function count(e)
-  local frames = e:stack()
-  overhead.add(acc, e, frames)
-  if opts.folded then folded.add_frames(stacks, e.comm, frames) end
+  overhead.add(acc, e)
+  if opts.folded then folded.add(stacks, e) end
 end
 local hz = pos[1]:match("^profile:?(%d*)")
 if hz then

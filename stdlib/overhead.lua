@@ -5,10 +5,9 @@ local M = {}
 
 function M.new() return { total = 0, rows = {} } end
 
--- Counts one sample of event e, by its leaf frame (frames: e:stack(), when
--- the caller has it already).
-function M.add(acc, e, frames)
-  local f = (frames or e:stack())[1]
+-- Counts one sample of event e, by its leaf frame.
+function M.add(acc, e)
+  local f = e:frame(1)
   local dso, sym, mark = "[unknown]", "[unknown]", "[.]"
   if f then
     if f.module then dso = f.module:match("[^/]*$") end

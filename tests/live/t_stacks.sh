@@ -2,8 +2,16 @@
 # sym(); folded output of a synthetic set of stacks; stack misuse.
 N=300
 cat > $WORK/s.lua <<'LUA'
-local n, stacks = 0, {}
+local folded = require("ltap.folded")
+local n, stacks, same, all = 0, {}, 0, 0
 probe("kmem:mm_page_alloc", {stack = true, filter = "order == 0"}, function(e)
+  -- e:folded() (C) and the Lua fold of e:stack() agree, for every event
+  local t = {}
+  folded.add_frames(t, e.comm, e:stack())
+  all = all + 1
+  if next(t) == e:folded() and e:frame(1).addr == e:stack()[1].addr and e:frame(1000) == nil then
+    same = same + 1
+  end
   if e.comm ~= "touch_pages" then return end
   local u = e:ustack()
   if not (u[1] and u[1].sym == "main") then return end
@@ -17,7 +25,8 @@ probe("kmem:mm_page_alloc", {stack = true, filter = "order == 0"}, function(e)
   if name ~= top.sym or off ~= top.off or mod ~= "[kernel.kallsyms]" then error("sym() disagrees") end
 end)
 finish(function()
-  printf("main %s\n", n >= tonumber(arg[1]) and "enough" or n)
+  io.stderr:write(string.format("folded: %d of %d the same\n", same, all))
+  printf("main %s\n", (n >= tonumber(arg[1]) and same == all) and "enough" or n)
   for k, v in sorted(stacks, 1) do printf("%d %s\n", v, k) end
 end)
 LUA

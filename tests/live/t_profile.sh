@@ -39,6 +39,16 @@ expect_eq "exit -p" 0 "$RC"
 expect_grep "-p report" "^ +[0-9.]+%  hot +hot +\[\.\] hot_spin$" $WORK/out
 kill $! 2>/dev/null || true
 
+# -a: system-wide, every process and the kernel; hot's samples still by name
+$PROGS/hot 3 > /dev/null & STARTED+=($!)
+sleep 0.2
+run_ltap $WORK/out $WORK/err profile -F 499 -a -d 1s --folded $WORK/all --top 3
+expect_eq "exit -a" 0 "$RC"
+share=$(awk '$1 ~ /^hot;/ { t += $NF; if ($1 ~ /;hot_spin$/) h += $NF } END { printf "%d %d\n", t, (t ? 100 * h / t : 0) }' $WORK/all)
+echo "-a: hot samples, % in hot_spin: $share"
+[ "${share% *}" -ge 300 ] && [ "${share#* }" -ge 80 ] || fail "-a: hot_spin share: $share"
+kill $! 2>/dev/null || true
+
 run_ltap $WORK/out $WORK/err profile -F 0 -d 1s
 expect_eq "bad frequency exit" 1 "$RC"
 expect_grep "bad frequency" "bad frequency '0'" $WORK/err

@@ -6,7 +6,9 @@
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
+#include "src_sampler.h"
 #include "src_tracepoint.h"
+#include "symbols.h"
 #include "uprobe.h"
 
 #include <errno.h>
@@ -61,8 +63,9 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	} else {
 		ctx->cat = ltap_catalog_open();
 	}
+	ctx->syms = ltap_symbols_new();
 	ctx->L = L = luaL_newstate();
-	if (!ctx->proc || !ctx->cat || !L) {
+	if (!ctx->proc || !ctx->cat || !ctx->syms || !L) {
 		ltap_ctx_free(ctx);
 		return NULL;
 	}
@@ -84,6 +87,8 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_names(L);
 	ltap_open_uprobe(L);
 	ltap_open_counter(L);
+	ltap_open_profile(L);
+	ltap_open_stack(L);
 	ltap_open_event(L, ctx);
 
 	lua_settop(L, 0);
@@ -107,6 +112,8 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	if (ctx->L)
 		lua_close(ctx->L);
 	ltap_probes_free(ctx);
+	ltap_sampler_close(ctx->sampler);
+	ltap_symbols_free(ctx->syms);
 	ltap_tpsrc_close(ctx->src);
 	ltap_instance_close(ctx->inst);
 	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
@@ -221,7 +228,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
 			return -1;
 	}
-	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)) || ltap_counters_attach(ctx))
+	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)) || ltap_counters_attach(ctx) ||
+	    ltap_sampler_attach(ctx))
 		return -1;
 	ltap_proc_seed(ctx->proc);
 	if (ctx->inst) {
@@ -238,6 +246,10 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_err("record: the script declares no probes: nothing to record");
 		return -1;
 	}
+	n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
+	for (int i = 0; i < n; i++)
+		if (ltap_loop_add_stream(ctx->loop, ss[i]))
+			return -1;
 	ctx->start_time = ltap_now();
 	ctx->trace_now = ctx->start_time;
 	if (ltap_timers_attach(ctx))
@@ -245,6 +257,10 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (ctx->inst && ltap_instance_tracing(ctx->inst, 1)) {
 		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(ctx->inst),
 			 strerror(errno));
+		return -1;
+	}
+	if (ctx->sampler && ltap_sampler_enable(ctx->sampler, 1)) {
+		ltap_err("sampler: cannot enable the perf events: %s", strerror(errno));
 		return -1;
 	}
 	ltap_session_record_mark(ctx, "start", ctx->start_time);
@@ -272,6 +288,15 @@ static void ctx_report_lost(struct ltap_ctx *ctx)
 				 (unsigned long long)d);
 		}
 		total += d;
+	}
+	n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
+	for (int i = 0; i < n; i++) {
+		if (ss[i]->lost) {
+			size_t used = strlen(per);
+			snprintf(per + used, sizeof per - used, "%scpu%d %llu (perf ring)", total ? ", " : "",
+				 ss[i]->cpu, (unsigned long long)ss[i]->lost);
+		}
+		total += ss[i]->lost;
 	}
 	if (total)
 		ltap_warn("lost %llu events (%s): the ring was full; try a larger -b",
@@ -332,6 +357,8 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 		ltap_session_record_mark(ctx, "end", until);
 		if (ctx->inst)
 			ltap_instance_tracing(ctx->inst, 0);
+		if (ctx->sampler)
+			ltap_sampler_enable(ctx->sampler, 0);
 		if (!ctx->failed && ctx->sigints < 2)
 			ltap_loop_finish(ctx->loop, until);
 		if (ltap_session_record_finish(ctx))
@@ -354,6 +381,8 @@ out:
 	/* kernel state first: fds on the instance, then the instance itself */
 	ltap_tpsrc_close(ctx->src);
 	ctx->src = NULL;
+	ltap_sampler_close(ctx->sampler);
+	ctx->sampler = NULL;
 	ltap_instance_close(ctx->inst);
 	ctx->inst = NULL;
 	return code;

@@ -22,6 +22,8 @@ struct ltap_probe {
 	char *filter;                 /* ftrace filter text, or NULL */
 	struct tep_event_filter *ufilter; /* user-space copy when the event is shared */
 	int handler;                  /* index in the handlers table */
+	int stack;                    /* asked for call chains: served by the perf ring */
+	uint64_t freq;                /* a profile(): samples per second (0: a probe) */
 	char where[128];              /* "file:line:" of the declaration */
 };
 
@@ -36,6 +38,8 @@ struct ltap_evdesc {
 	struct tep_format_field *common_pid;
 	struct ltap_probe *probes;
 	int task_kind;    /* TASK_* when ltap follows names through this event */
+	int perf;         /* served by the perf ring (stacks), not the instance */
+	char *perf_filter; /* the kernel filter for PERF_EVENT_IOC_SET_FILTER */
 	struct tep_format_field *task_pid, *task_comm, *task_flags;
 };
 
@@ -77,6 +81,9 @@ struct ltap_ctx {
 	struct ltap_tpsrc *src;
 	struct ltap_loop *loop;
 	struct ltap_proc *proc;
+	struct ltap_sampler *sampler; /* perf rings: probes with stacks, profiles */
+	struct ltap_symbols *syms;    /* made on the first symbol lookup */
+	int nprofiles;
 	struct ltap_child child;
 	int have_child;
 
@@ -131,6 +138,11 @@ void ltap_signals_restore(void);
 
 /* probe.c */
 void ltap_open_probe(lua_State *L);
+/* a descriptor at event id (a tracepoint's, or a profile's own) */
+struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id);
+/* declares a probe of d with the handler at stack index fn */
+struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
+				  const char *filter);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
 int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);
@@ -167,6 +179,15 @@ void ltap_open_uprobe(lua_State *L);
 /* stats.c, names.c */
 void ltap_open_stats(lua_State *L);
 void ltap_open_names(lua_State *L);
+/* profile.c: profile(), and the perf rings of a run */
+void ltap_open_profile(lua_State *L);
+int ltap_sampler_attach(struct ltap_ctx *ctx);
+/* stack.c: e:stack() and friends, sym() */
+enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME };
+void ltap_open_stack(lua_State *L);
+/* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
+ * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
+int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -23,13 +23,15 @@
 
 enum {
 	F_NAME = -1, F_PID = -2, F_TID = -3, F_COMM = -4, F_CPU = -5, F_TIME = -6,
-	F_COPY = -7,
+	F_COPY = -7, F_STACK = -8, F_KSTACK = -9, F_USTACK = -10, F_FOLDED = -11, F_FRAME = -12,
 };
 #define NCOMMON 6 /* the stored ones: F_NAME .. F_TIME */
 
 static const struct { const char *name; int code; } event_common[] = {
 	{"name", F_NAME}, {"pid", F_PID}, {"tid", F_TID}, {"comm", F_COMM},
 	{"cpu", F_CPU}, {"time", F_TIME}, {"copy", F_COPY},
+	{"stack", F_STACK}, {"kstack", F_KSTACK}, {"ustack", F_USTACK},
+	{"folded", F_FOLDED}, {"frame", F_FRAME},
 };
 
 static struct ltap_event_ud *event_state(lua_State *L)
@@ -145,11 +147,14 @@ static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
 	case F_CPU: lua_pushinteger(L, e->rec->cpu); break;
 	case F_TIME: lua_pushinteger(L, (lua_Integer)e->rec->ts); break;
 	case F_COPY: lua_pushvalue(L, lua_upvalueindex(3)); break;
+	case F_STACK: case F_KSTACK: case F_USTACK: case F_FOLDED: case F_FRAME:
+		lua_pushvalue(L, lua_upvalueindex(4 + F_STACK - code));
+		break;
 	default: event_push_field(L, e, e->desc->fields[code - 1]); break;
 	}
 }
 
-/* Only keys absent from the table get here: format fields and copy. */
+/* Only keys absent from the table get here: format fields and methods. */
 static int event_index(lua_State *L)
 {
 	struct ltap_event_ud *e = event_check(L);
@@ -160,16 +165,43 @@ static int event_index(lua_State *L)
 	if (lua_rawget(L, -2) != LUA_TNUMBER) {
 		char names[2048];
 		const char *key = luaL_tolstring(L, 2, NULL);
-		ltap_catalog_field_names(e->desc->ev, names, sizeof names);
+		names[0] = 0;
+		if (e->desc->ev)
+			ltap_catalog_field_names(e->desc->ev, names, sizeof names);
 		luaL_where(L, 1); /* the script line that asked */
-		lua_pushfstring(L, "%s:%s has no field '%s' (fields: %s)", e->desc->ev->system,
-				e->desc->ev->name, key, names);
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->name_ref);
+		lua_pushfstring(L, "%s has no field '%s' (fields: %s)", lua_tostring(L, -1), key,
+				names[0] ? names : "none but the common ones");
+		lua_remove(L, -2);
 		lua_concat(L, 2);
 		return lua_error(L);
 	}
 	code = (int)lua_tointeger(L, -1);
 	event_push_code(L, e, code);
 	return 1;
+}
+
+/* e:stack([LINES]), e:kstack(), e:ustack(), e:folded(), e:frame(N): the
+ * call chain of a sample (stack.c). */
+static int event_stack(lua_State *L)
+{
+	struct ltap_event_ud *e = event_check(L);
+	int which = (int)lua_tointeger(L, lua_upvalueindex(2)), arg;
+
+	switch (which) {
+	case STACK_FOLDED:
+		luaL_checktype(L, 1, LUA_TTABLE);
+		lua_pushliteral(L, "comm");
+		lua_rawget(L, 1);
+		arg = lua_gettop(L);
+		break;
+	case STACK_FRAME:
+		arg = (int)luaL_checkinteger(L, 2);
+		break;
+	default:
+		arg = lua_toboolean(L, 2);
+	}
+	return ltap_stack_push(L, e->ctx, e->rec, which, arg);
 }
 
 /* e:copy(): a plain table with every field, to keep beyond the handler. */
@@ -204,6 +236,11 @@ static int event_tostring(lua_State *L)
 		lua_pushliteral(L, "ltap.event (outside its handler)");
 		return 1;
 	}
+	if (!e->desc->ev) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->name_ref);
+		lua_pushfstring(L, "%s: cpu=%d tid=%d", lua_tostring(L, -1), e->rec->cpu, event_tid(e));
+		return 1;
+	}
 	memset(&rec, 0, sizeof rec);
 	rec.ts = e->rec->ts;
 	rec.cpu = e->rec->cpu;
@@ -234,13 +271,19 @@ void ltap_open_event(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* tid -> comm cache */
 	lua_pushvalue(L, -1);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.comms");
-	/* upvalues of the metamethods: state, comm cache, e:copy */
+	/* upvalues of __index: state, comm cache, e:copy, then e:stack, e:kstack,
+	 * e:ustack, e:folded, e:frame */
 	lua_pushlightuserdata(L, e);
 	lua_pushvalue(L, -2);
 	lua_pushlightuserdata(L, e);
 	lua_pushvalue(L, -4);
 	lua_pushcclosure(L, event_copy, 2);     /* ev mt comms e comms copy */
-	lua_pushcclosure(L, event_index, 3);    /* ev mt comms index */
+	for (int which = STACK_ALL; which <= STACK_FRAME; which++) {
+		lua_pushlightuserdata(L, e);
+		lua_pushinteger(L, which);
+		lua_pushcclosure(L, event_stack, 2);
+	}
+	lua_pushcclosure(L, event_index, 8);    /* ev mt comms index */
 	lua_setfield(L, -3, "__index");
 	lua_pushlightuserdata(L, e);
 	lua_pushvalue(L, -2);

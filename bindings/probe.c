@@ -18,15 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev)
+struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id)
 {
 	struct ltap_evdesc *d;
-	struct tep_format_field *f;
 
-	if (ev->id < 0 || ev->id > 65535)
-		luaL_error(L, "event %s:%s has a bad id %d", ev->system, ev->name, ev->id);
-	if (ev->id >= ctx->nids) {
-		int n = ev->id + 64;
+	if (id >= ctx->nids) {
+		int n = id + 64;
 		struct ltap_evdesc **nb = realloc(ctx->by_id, (size_t)n * sizeof *nb);
 		if (!nb)
 			luaL_error(L, "out of memory");
@@ -34,13 +31,25 @@ static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct
 		ctx->by_id = nb;
 		ctx->nids = n;
 	}
-	if (ctx->by_id[ev->id])
-		return ctx->by_id[ev->id];
 	d = calloc(1, sizeof *d);
 	if (!d)
 		luaL_error(L, "out of memory");
+	d->id = id;
+	ctx->by_id[id] = d;
+	return d;
+}
+
+static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev)
+{
+	struct ltap_evdesc *d;
+	struct tep_format_field *f;
+
+	if (ev->id < 0 || ev->id > 65535)
+		luaL_error(L, "event %s:%s has a bad id %d", ev->system, ev->name, ev->id);
+	if (ev->id < ctx->nids && ctx->by_id[ev->id])
+		return ctx->by_id[ev->id];
+	d = ltap_desc_new(L, ctx, ev->id);
 	d->ev = ev;
-	d->id = ev->id;
 	for (f = ev->format.fields; f; f = f->next)
 		d->nfields++;
 	d->fields = calloc((size_t)d->nfields + 1, sizeof *d->fields);
@@ -48,7 +57,6 @@ static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct
 	for (f = ev->format.fields; f; f = f->next)
 		d->fields[d->nfields++] = f;
 	d->common_pid = tep_find_common_field(ev, "common_pid");
-	ctx->by_id[ev->id] = d;
 	d->fields_ref = ltap_event_fields_table(L, d);
 	lua_pushfstring(L, "%s:%s", ev->system, ev->name);
 	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -76,27 +84,13 @@ static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const c
 	return NULL;
 }
 
-/* probe(EVENT, [FILTER,] HANDLER): raises on an unknown event. */
-static int probe_probe(lua_State *L)
+struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
+				  const char *filter)
 {
-	struct ltap_ctx *ctx = ltap_ctx_get(L);
-	const char *spec = luaL_checkstring(L, 1);
-	const char *filter = NULL;
-	int fn = 2;
-	struct ltap_probe *p, **pp;
-	struct ltap_evdesc *d;
+	struct ltap_probe *p = calloc(1, sizeof *p), **pp;
 
-	if (lua_type(L, 2) == LUA_TSTRING || (lua_isnil(L, 2) && lua_gettop(L) >= 3)) {
-		filter = lua_tostring(L, 2); /* nil: no filter, for wrappers passing one on */
-		fn = 3;
-	}
-	luaL_checktype(L, fn, LUA_TFUNCTION);
-	if (ctx->running)
-		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
-	d = probe_desc(L, ctx, probe_event(L, ctx, spec));
-	p = calloc(1, sizeof *p);
 	if (!p)
-		return luaL_error(L, "out of memory");
+		luaL_error(L, "out of memory");
 	p->desc = d;
 	p->filter = filter && *filter ? strdup(filter) : NULL;
 	luaL_where(L, 1);
@@ -112,6 +106,39 @@ static int probe_probe(lua_State *L)
 	for (pp = &d->probes; *pp; pp = &(*pp)->next_same)
 		;
 	*pp = p;
+	return p;
+}
+
+/* probe(EVENT, [FILTER | {filter=, stack=}], HANDLER): raises on an unknown
+ * event. stack=true serves the event from the perf ring, with call chains. */
+static int probe_probe(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const char *spec = luaL_checkstring(L, 1);
+	const char *filter = NULL;
+	int fn = 2, stack = 0;
+	struct ltap_evdesc *d;
+
+	if (lua_type(L, 2) == LUA_TSTRING || (lua_isnil(L, 2) && lua_gettop(L) >= 3)) {
+		filter = lua_tostring(L, 2); /* nil: no filter, for wrappers passing one on */
+		fn = 3;
+	} else if (lua_type(L, 2) == LUA_TTABLE) {
+		lua_getfield(L, 2, "filter");
+		if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
+			return luaL_error(L, "probe: filter must be a string");
+		filter = lua_tostring(L, -1);
+		lua_getfield(L, 2, "stack");
+		stack = lua_toboolean(L, -1);
+		lua_pop(L, 1); /* the filter string stays on the stack while used */
+		fn = 3;
+	}
+	luaL_checktype(L, fn, LUA_TFUNCTION);
+	if (ctx->running)
+		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
+	d = probe_desc(L, ctx, probe_event(L, ctx, spec));
+	ltap_probe_add(L, ctx, d, fn, filter)->stack = stack;
+	if (stack)
+		d->perf = 1;
 	return 0;
 }
 
@@ -198,6 +225,7 @@ void ltap_open_probe(lua_State *L)
 	lua_pop(L, 1);
 }
 
+#include "src_sampler.h"
 #include "src_tracepoint.h"
 
 static int probe_lost(lua_State *L)
@@ -207,11 +235,17 @@ static int probe_lost(lua_State *L)
 	lua_Integer total = 0;
 	int n = ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0;
 
-	lua_createtable(L, n, 0);
-	for (int i = 0; i < n; i++) {
-		lua_pushinteger(L, (lua_Integer)ss[i]->lost);
-		lua_rawseti(L, -2, ss[i]->cpu);
-		total += (lua_Integer)ss[i]->lost;
+	lua_newtable(L);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			lua_rawgeti(L, -1, ss[i]->cpu);
+			lua_pushinteger(L, lua_tointeger(L, -1) + (lua_Integer)ss[i]->lost);
+			lua_rawseti(L, -3, ss[i]->cpu);
+			lua_pop(L, 1);
+			total += (lua_Integer)ss[i]->lost;
+		}
+		/* then the perf rings, counted in the same per-CPU slots */
+		n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
 	}
 	lua_pushinteger(L, total);
 	lua_insert(L, -2);
@@ -439,7 +473,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 		char *kf;
 		int n;
 
-		if (!d)
+		if (!d || !d->ev)
 			continue;
 		n = probe_kernel_filter(d, &kf);
 		if (n < 0)
@@ -453,7 +487,9 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 		}
 		if (!ctx->opt.pid && !ctx->opt.command && (kf = probe_without_self(kf)) == NULL)
 			return -1;
-		if (kf) {
+		if (kf && d->perf) {
+			d->perf_filter = kf; /* PERF_EVENT_IOC_SET_FILTER, in profile.c */
+		} else if (kf) {
 			int e = ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, kf, reason, sizeof reason);
 			free(kf);
 			if (e) {
@@ -476,7 +512,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 	}
 	for (int id = 0; ctx->inst && id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
-		if (d && ltap_instance_enable(ctx->inst, d->ev->system, d->ev->name) != 0)
+		if (d && d->ev && !d->perf && ltap_instance_enable(ctx->inst, d->ev->system, d->ev->name) != 0)
 			return -1;
 	}
 	return 0;
@@ -498,6 +534,7 @@ void ltap_probes_free(struct ltap_ctx *ctx)
 	for (int id = 0; id < ctx->nids; id++) {
 		if (ctx->by_id[id]) {
 			free(ctx->by_id[id]->fields);
+			free(ctx->by_id[id]->perf_filter);
 			free(ctx->by_id[id]);
 		}
 	}

@@ -274,6 +274,10 @@ int ltap_loop_run(struct ltap_loop *loop)
 				while (read(loop->sigfd, &si, sizeof si) == sizeof si)
 					if (loop->hooks.child)
 						loop->hooks.child(loop->hooks.ud);
+			} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+				/* a perf event whose task exited stays readable-hung-up:
+				 * stop polling it (the drain tick still reads it) */
+				epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ((struct ltap_stream *)p)->fd, NULL);
 			}
 		}
 		t0 = ltap_now();

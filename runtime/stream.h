@@ -11,6 +11,11 @@ struct ltap_rec {
 	const void *data; /* the event's raw bytes, starting with common_type */
 	int size;
 	int cpu;
+	/* perf ring records only (zero from the ftrace rings): the sampled
+	 * process and its call chain, PERF_CONTEXT_* markers included */
+	int pid;
+	int nr_callchain;
+	const uint64_t *callchain;
 };
 
 struct ltap_stream;

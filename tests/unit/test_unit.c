@@ -4,11 +4,15 @@
 #include "proc.h"
 #include "elfsym.h"
 #include "ringpage.h"
+#include "symbols.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -192,6 +196,141 @@ static void test_elf(const char *path)
 	CHECK(ltap_elf_open("/etc/passwd") == NULL && errno == ENOEXEC);
 }
 
+/* The value of symbol name in the ELF's symtab, read with libelf: an answer
+ * found apart from the code under test. */
+static uint64_t elf_symbol(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
+
+	elf_version(EV_CURRENT);
+	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			if (gelf_getsym(d, (int)i, &sym) && strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), name) == 0)
+				v = sym.st_value;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return v;
+}
+
+/* The line of the first line of src holding text. */
+static int source_line(const char *src, const char *text)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen(src, "r");
+
+	while (f && fgets(line, sizeof line, f)) {
+		n++;
+		if (strstr(line, text)) {
+			fclose(f);
+			return n;
+		}
+	}
+	if (f)
+		fclose(f);
+	return -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Symbols of the test program hot (a PIE) mapped at a made-up base in a
+ * made-up process, as MMAP2 records would map it; kallsyms; JIT maps. */
+static void test_symbols(const char *hot, const char *hot_src)
+{
+	struct ltap_symbols *s = ltap_symbols_new();
+	const uint64_t base = 0x555555554000ull;
+	const int pid = 999999901, child = 999999902, jitpid = 999999903;
+	uint64_t spin = elf_symbol(hot, "hot_spin"), cold = elf_symbol(hot, "cold_helper");
+	int first = source_line(hot_src, "void hot_spin("), last = source_line(hot_src, "HOT_END");
+	struct ltap_sym r;
+	char path[64];
+	FILE *f;
+	double t0;
+	int ok = 1;
+
+	CHECK(s && spin && cold && first > 0 && last > first);
+	ltap_symbols_mmap(s, pid, base, 0x5000, 0, hot);
+	CHECK(ltap_symbols_lookup(s, pid, base + spin + 5, 0, &r) == 0);
+	CHECK(r.name && strcmp(r.name, "hot_spin") == 0 && r.off == 5 && strcmp(r.module, hot) == 0);
+	CHECK(!r.kernel && !r.file);
+	CHECK(ltap_symbols_lookup(s, pid, base + cold, 1, &r) == 0);
+	CHECK(r.name && strcmp(r.name, "cold_helper") == 0 && r.off == 0);
+	/* file:line of an address inside the loop */
+	CHECK(ltap_symbols_lookup(s, pid, base + spin + 20, 1, &r) == 0);
+	CHECK(r.file && strstr(r.file, "tests/progs/hot.c") && r.line >= first && r.line <= last);
+	/* outside every mapping; a process that does not exist */
+	CHECK(ltap_symbols_lookup(s, pid, base + 0x100000, 0, &r) == -ENOENT);
+	CHECK(ltap_symbols_lookup(s, 999999999, base + spin, 0, &r) == -ENOENT);
+	/* a later anonymous mapping over part of it, then fork and exec */
+	ltap_symbols_mmap(s, pid, base + 0x4000, 0x1000, 0, "//anon");
+	CHECK(ltap_symbols_lookup(s, pid, base + 0x4010, 0, &r) == 0 && !r.name && strcmp(r.module, "//anon") == 0);
+	CHECK(ltap_symbols_lookup(s, pid, base + spin, 0, &r) == 0 && r.name && strcmp(r.name, "hot_spin") == 0);
+	ltap_symbols_fork(s, pid, child);
+	CHECK(ltap_symbols_lookup(s, child, base + cold + 2, 0, &r) == 0 && r.name &&
+	      strcmp(r.name, "cold_helper") == 0 && r.off == 2);
+	ltap_symbols_exec(s, child);
+	CHECK(ltap_symbols_lookup(s, child, base + cold, 0, &r) == -ENOENT);
+
+	/* a million cached frames */
+	t0 = now_s();
+	for (int i = 0; i < 1000000; i++)
+		ok &= ltap_symbols_lookup(s, pid, base + spin + (uint64_t)(i % 40), 0, &r) == 0 && r.name;
+	CHECK(ok);
+	t0 = now_s() - t0;
+	printf("symbols: 1M user frames in %.3f s\n", t0);
+	CHECK(t0 < 0.5);
+
+	/* JIT code from /tmp/perf-PID.map */
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", jitpid);
+	if ((f = fopen(path, "w")) != NULL) {
+		fprintf(f, "7f0000001000 100 jitted_fn\n7f0000002000 40 LazyCompile:*run app.js:3\n");
+		fclose(f);
+	}
+	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000001010ull, 0, &r) == 0 && strcmp(r.name, "jitted_fn") == 0 &&
+	      r.off == 0x10 && strcmp(r.module, path) == 0);
+	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000002000ull, 0, &r) == 0 &&
+	      strcmp(r.name, "LazyCompile:*run app.js:3") == 0);
+	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000003000ull, 0, &r) == -ENOENT);
+	unlink(path);
+
+	/* kallsyms: a function's address, plus one */
+	{
+		char line[512], name[256], type;
+		unsigned long long a = 0, v;
+		f = fopen("/proc/kallsyms", "r");
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "%llx %c %255s", &v, &type, name) == 3 && strcmp(name, "schedule") == 0) {
+				a = v;
+				break;
+			}
+		if (f)
+			fclose(f);
+		if (a) { /* zero when kptr_restrict hides addresses from this user */
+			CHECK(ltap_symbols_lookup(s, 0, a + 1, 0, &r) == 0 && r.kernel);
+			CHECK(r.name && strcmp(r.name, "schedule") == 0 && r.off == 1 &&
+			      strcmp(r.module, "[kernel.kallsyms]") == 0);
+		}
+	}
+	ltap_symbols_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	test_duration();
@@ -199,10 +338,12 @@ int main(int argc, char **argv)
 	test_edit_distance();
 	test_proc();
 	test_ringpage();
-	if (argc > 1)
-		test_elf(argv[1]);
-	else
-		fprintf(stderr, "skipping the ELF checks: no test binary given\n");
+	if (argc > 3) {
+		test_symbols(argv[1], argv[2]);
+		test_elf(argv[3]);
+	} else {
+		CHECK(!"usage: test_unit HOT_BINARY HOT_SOURCE UPROBE_TARGET");
+	}
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }

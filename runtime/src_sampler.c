@@ -1,0 +1,338 @@
+/* src_sampler.c: perf_event_open per CPU (and per target thread), every event
+ * of a CPU sent into one mmap ring (PERF_EVENT_IOC_SET_OUTPUT). Timestamps
+ * are CLOCK_MONOTONIC (use_clockid), the clock of the ftrace rings after
+ * ltap's offset, so the loop merges both kinds of streams.
+ *
+ * A tracepoint sample's raw data is the ftrace record itself (it starts with
+ * common_type), so the dispatch and the event object are those of the ftrace
+ * path. A profile sample has no raw data: its stream writes a synthetic
+ * 8-byte common header (common_type = the profile's record id, common_pid =
+ * tid) so it dispatches the same way. */
+#include "src_sampler.h"
+
+#include "log.h"
+#include "ring.h"
+#include "symbols.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+		     PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+struct prof_id {
+	uint64_t id;
+	int rec_id;
+};
+
+struct cpu_stream {
+	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
+	struct ltap_ring ring;
+	struct ltap_sampler *owner;
+	unsigned char hdr[8]; /* synthetic common header of a profile sample */
+};
+
+struct ltap_sampler {
+	struct cpu_stream *cpus;
+	struct ltap_stream **streams;
+	int nr;
+	int *fds;
+	int nfds;
+	struct prof_id *ids;
+	int nids;
+	struct ltap_symbols *syms;
+};
+
+static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h)
+{
+	struct ltap_symbols *syms = c->owner->syms;
+	const char *p = (const char *)(h + 1);
+
+	switch (h->type) {
+	case PERF_RECORD_LOST: {
+		uint64_t v[2];
+		memcpy(v, p, sizeof v);
+		c->s.lost += v[1];
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		struct { uint32_t pid, tid; uint64_t addr, len, pgoff; } m;
+		memcpy(&m, p, sizeof m);
+		/* then maj, min, ino, ino_generation (or a build id), prot, flags */
+		ltap_symbols_mmap(syms, (int)m.pid, m.addr, m.len, m.pgoff, p + sizeof m + 24 + 8);
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		uint32_t v[4]; /* pid, ppid, tid, ptid */
+		memcpy(v, p, sizeof v);
+		if (v[0] == v[2] && v[0] != v[1])
+			ltap_symbols_fork(syms, (int)v[1], (int)v[0]);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			uint32_t pid;
+			memcpy(&pid, p, sizeof pid);
+			ltap_symbols_exec(syms, (int)pid);
+		}
+		break;
+	}
+}
+
+static int sampler_prof_id(struct ltap_sampler *s, uint64_t id)
+{
+	for (int i = 0; i < s->nids; i++)
+		if (s->ids[i].id == id)
+			return s->ids[i].rec_id;
+	return -1;
+}
+
+static void stream_advance(struct ltap_stream *st)
+{
+	struct cpu_stream *c = (struct cpu_stream *)st;
+	const struct perf_event_header *h;
+
+	while ((h = ltap_ring_next(&c->ring)) != NULL) {
+		const uint64_t *v = (const uint64_t *)(h + 1);
+		const char *raw;
+		uint32_t rawsize;
+		uint64_t nr;
+
+		if (h->type != PERF_RECORD_SAMPLE) {
+			sampler_side(c, h);
+			continue;
+		}
+		/* id, ip, pid|tid, time, cpu|res, nr, ips[nr], raw size, raw */
+		nr = v[5];
+		if (48 + nr * 8 + 4 > (uint64_t)h->size - sizeof *h)
+			continue;
+		raw = (const char *)(v + 6 + nr);
+		memcpy(&rawsize, raw, sizeof rawsize);
+		c->s.cur.ts = v[3];
+		c->s.cur.cpu = (int)(uint32_t)v[4];
+		c->s.cur.pid = (int)(uint32_t)v[2];
+		c->s.cur.callchain = v + 6;
+		c->s.cur.nr_callchain = (int)nr;
+		if (rawsize >= 8 && 48 + nr * 8 + 4 + rawsize <= (uint64_t)h->size - sizeof *h) {
+			c->s.cur.data = raw + 4;
+			c->s.cur.size = (int)rawsize;
+		} else {
+			int rec_id = sampler_prof_id(c->owner, v[0]);
+			uint16_t type = (uint16_t)rec_id;
+			int32_t tid = (int32_t)(v[2] >> 32);
+			if (rec_id < 0)
+				continue;
+			memset(c->hdr, 0, sizeof c->hdr);
+			memcpy(c->hdr, &type, sizeof type);
+			memcpy(c->hdr + 4, &tid, sizeof tid);
+			c->s.cur.data = c->hdr;
+			c->s.cur.size = (int)sizeof c->hdr;
+		}
+		c->s.has = 1;
+		return;
+	}
+	c->s.has = 0;
+}
+
+static int stream_fill(struct ltap_stream *st)
+{
+	struct cpu_stream *c = (struct cpu_stream *)st;
+	ltap_ring_refresh(&c->ring);
+	if (!c->s.has)
+		stream_advance(st);
+	return 0;
+}
+
+static const struct ltap_stream_ops sampler_ops = {
+	.fill = stream_fill,
+	.advance = stream_advance,
+};
+
+static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_event *e, int track,
+			 size_t ring_bytes, int inherit)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	if (e->tp_id >= 0) {
+		a->type = PERF_TYPE_TRACEPOINT;
+		a->config = (uint64_t)e->tp_id;
+		a->sample_period = 1;
+	} else {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		a->freq = 1;
+		a->sample_freq = e->freq;
+	}
+	a->sample_type = SAMPLE_TYPE;
+	a->disabled = 1;
+	a->inherit = (unsigned)inherit;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->sample_id_all = 1;
+	/* wake per batch, never per event */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+	if (track) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+static int sampler_add_fd(struct ltap_sampler *s, int fd)
+{
+	int *n = realloc(s->fds, (size_t)(s->nfds + 1) * sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	s->fds = n;
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+static size_t sampler_pages(size_t ring_kb)
+{
+	size_t page = (size_t)getpagesize(), want = ring_kb * 1024 / page, n = 1;
+	while (n * 2 <= want)
+		n *= 2;
+	return n < 8 ? 8 : n;
+}
+
+/* One event on one CPU for one target: fd into s->fds, output into c's ring. */
+static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const struct ltap_sampler_event *e,
+			    pid_t pid, int cpu, int track, size_t pages)
+{
+	struct perf_event_attr a;
+	size_t bytes = pages * (size_t)getpagesize();
+	int fd, err;
+
+	sampler_attr(&a, e, track, bytes, pid != -1);
+	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENODEV)
+			return 1; /* offline CPU */
+		ltap_err("sampler: cannot open %s on cpu %d: %s", e->name, cpu, strerror(-err));
+		return err;
+	}
+	if (sampler_add_fd(s, fd)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (c->s.fd < 0) {
+		if ((err = ltap_ring_map(&c->ring, fd, pages)) != 0) {
+			ltap_err("sampler: cannot map the ring of cpu %d: %s", cpu, strerror(-err));
+			return err;
+		}
+		c->s.fd = fd;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->s.fd) < 0) {
+		err = -errno;
+		ltap_err("sampler: cannot share the ring of cpu %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	if (e->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter) < 0) {
+		ltap_err("probe %s: bad filter '%s'", e->name, e->filter);
+		return -EINVAL;
+	}
+	if (e->tp_id < 0) {
+		uint64_t id;
+		struct prof_id *ni = realloc(s->ids, (size_t)(s->nids + 1) * sizeof *ni);
+		if (!ni)
+			return -ENOMEM;
+		s->ids = ni;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+			ltap_err("sampler: cannot get the id of %s: %s", e->name, strerror(errno));
+			return -EIO;
+		}
+		s->ids[s->nids++] = (struct prof_id){id, e->rec_id};
+	}
+	return 0;
+}
+
+struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int nev,
+				       const pid_t *pids, int npids, size_t ring_kb,
+				       struct ltap_symbols *syms)
+{
+	struct ltap_sampler *s = calloc(1, sizeof *s);
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	size_t pages = sampler_pages(ring_kb);
+	pid_t all = -1;
+
+	if (!s)
+		return NULL;
+	s->syms = syms;
+	s->cpus = calloc((size_t)ncpu, sizeof *s->cpus);
+	s->streams = calloc((size_t)ncpu, sizeof *s->streams);
+	if (!s->cpus || !s->streams)
+		goto fail;
+	if (npids == 0) {
+		pids = &all;
+		npids = 1;
+	}
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct cpu_stream *c = &s->cpus[s->nr];
+		int offline = 0;
+
+		c->s.ops = &sampler_ops;
+		c->s.fd = -1;
+		c->s.cpu = cpu;
+		c->owner = s;
+		for (int t = 0; t < npids && !offline; t++) {
+			for (int i = 0; i < nev; i++) {
+				/* one event per target and CPU reports mappings and tasks */
+				int e = sampler_open_one(s, c, &evs[i], pids[t], cpu, i == 0, pages);
+				if (e < 0)
+					goto fail;
+				if (e > 0) {
+					offline = 1;
+					break;
+				}
+			}
+		}
+		if (c->s.fd >= 0)
+			s->streams[s->nr++] = &c->s;
+	}
+	return s;
+fail:
+	ltap_sampler_close(s);
+	return NULL;
+}
+
+void ltap_sampler_close(struct ltap_sampler *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	if (s->cpus) {
+		int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+		for (int i = 0; i < ncpu; i++)
+			ltap_ring_unmap(&s->cpus[i].ring);
+	}
+	free(s->cpus);
+	free(s->streams);
+	free(s->fds);
+	free(s->ids);
+	free(s);
+}
+
+int ltap_sampler_enable(struct ltap_sampler *s, int on)
+{
+	for (int i = 0; i < s->nfds; i++)
+		if (ioctl(s->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+int ltap_sampler_streams(struct ltap_sampler *s, struct ltap_stream ***streams)
+{
+	*streams = s->streams;
+	return s->nr;
+}

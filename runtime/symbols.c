@@ -1,0 +1,620 @@
+/* symbols.c: kernel symbols from /proc/kallsyms (one sorted array, binary
+ * search), user symbols through libdwfl with one Dwfl per ELF file (libc is
+ * opened once for every process that maps it), per-process mappings from the
+ * perf ring or /proc/PID/maps, and a cache of (module, address) results. */
+#include "symbols.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROC_BUCKETS 4096
+#define MOD_BUCKETS 512
+#define MAX_LOADS 16
+
+struct ksym {
+	uint64_t addr;
+	const char *name, *module;
+};
+
+struct usym {
+	uint64_t addr, size; /* module addresses, bias included */
+	const char *name;
+};
+
+struct module {
+	struct module *next;
+	char *path;
+	struct usym *syms; /* functions sorted by address: libdwfl's own lookup is a linear scan */
+	size_t nsyms;
+	int opened, failed;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	struct { uint64_t off, vaddr, size; } loads[MAX_LOADS];
+	int nloads;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct module *mod;
+};
+
+struct jit {
+	uint64_t start, end;
+	char *name;
+};
+
+struct proc {
+	struct proc *next;
+	int pid;
+	struct map *maps; /* sorted by start, not overlapping */
+	int n, cap;
+	int read_proc;    /* /proc/PID/maps was read (or an exec made it moot) */
+	int jit_loaded;
+	struct jit *jit;
+	int njit;
+	char *jit_path;
+};
+
+struct cached {
+	struct module *mod; /* NULL: empty slot */
+	uint64_t addr;
+	const char *name, *file;
+	uint64_t off;
+	int line, lines_done;
+};
+
+struct ltap_symbols {
+	int kloaded;
+	char *kbuf;
+	struct ksym *ksyms;
+	size_t nksyms;
+	struct proc *procs[PROC_BUCKETS];
+	struct module *mods[MOD_BUCKETS];
+	struct cached *cache;
+	size_t cache_cap, cache_used;
+};
+
+struct ltap_symbols *ltap_symbols_new(void)
+{
+	return calloc(1, sizeof(struct ltap_symbols));
+}
+
+static void proc_free(struct proc *p)
+{
+	for (int i = 0; i < p->njit; i++)
+		free(p->jit[i].name);
+	free(p->jit);
+	free(p->jit_path);
+	free(p->maps);
+	free(p);
+}
+
+void ltap_symbols_free(struct ltap_symbols *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < PROC_BUCKETS; i++)
+		for (struct proc *p = s->procs[i], *n; p; p = n) {
+			n = p->next;
+			proc_free(p);
+		}
+	for (int i = 0; i < MOD_BUCKETS; i++)
+		for (struct module *m = s->mods[i], *n; m; m = n) {
+			n = m->next;
+			if (m->dwfl)
+				dwfl_end(m->dwfl);
+			free(m->syms);
+			free(m->path);
+			free(m);
+		}
+	free(s->cache);
+	free(s->ksyms);
+	free(s->kbuf);
+	free(s);
+}
+
+/* ---- kernel ---- */
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void kernel_load(struct ltap_symbols *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	size_t len = 0, cap = 0, n = 0, ncap = 0;
+	char *line;
+
+	s->kloaded = 1;
+	if (!f)
+		return;
+	/* the file has no size: read it whole, then cut it into lines in place */
+	for (;;) {
+		if (cap - len < 65536) {
+			char *nb = realloc(s->kbuf, cap = cap ? cap * 2 : 1 << 22);
+			if (!nb)
+				break;
+			s->kbuf = nb;
+		}
+		size_t r = fread(s->kbuf + len, 1, cap - len - 1, f);
+		if (r == 0)
+			break;
+		len += r;
+	}
+	fclose(f);
+	if (!s->kbuf)
+		return;
+	s->kbuf[len] = 0;
+	for (line = s->kbuf; line && *line;) {
+		char *nl = strchr(line, '\n'), *sp1, *sp2, *tab;
+		if (nl)
+			*nl = 0;
+		sp1 = strchr(line, ' ');
+		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+		if (sp2 && strchr("tTwW", sp1[1])) {
+			if (n == ncap) {
+				struct ksym *nk = realloc(s->ksyms, (ncap = ncap ? ncap * 2 : 65536) * sizeof *nk);
+				if (!nk)
+					break;
+				s->ksyms = nk;
+			}
+			*sp1 = 0;
+			tab = strchr(sp2 + 1, '\t');
+			if (tab)
+				*tab = 0;
+			s->ksyms[n].addr = strtoull(line, NULL, 16);
+			s->ksyms[n].name = sp2 + 1;
+			s->ksyms[n].module = tab ? tab + 1 : "[kernel.kallsyms]";
+			if (s->ksyms[n].addr) /* kptr_restrict shows zeros: useless */
+				n++;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
+	s->nksyms = n;
+}
+
+static int kernel_lookup(struct ltap_symbols *s, uint64_t addr, struct ltap_sym *out)
+{
+	size_t lo = 0, hi;
+
+	if (!s->kloaded)
+		kernel_load(s);
+	hi = s->nksyms;
+	if (!hi || addr < s->ksyms[0].addr)
+		return -ENOENT;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	out->name = s->ksyms[lo].name;
+	out->off = addr - s->ksyms[lo].addr;
+	out->module = s->ksyms[lo].module;
+	return 0;
+}
+
+/* ---- modules (ELF files) ---- */
+
+static unsigned str_hash(const char *p)
+{
+	unsigned h = 5381;
+	while (*p)
+		h = h * 33 + (unsigned char)*p++;
+	return h;
+}
+
+static struct module *module_get(struct ltap_symbols *s, const char *path)
+{
+	unsigned b = str_hash(path) % MOD_BUCKETS;
+	struct module *m;
+
+	for (m = s->mods[b]; m; m = m->next)
+		if (strcmp(m->path, path) == 0)
+			return m;
+	m = calloc(1, sizeof *m);
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		return NULL;
+	}
+	m->next = s->mods[b];
+	s->mods[b] = m;
+	return m;
+}
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size > y->size ? -1 : x->size < y->size; /* the sized one first */
+}
+
+static void module_symtab(struct module *m)
+{
+	int n = dwfl_module_getsymtab(m->mod);
+	size_t k = 0;
+
+	if (n <= 0 || !(m->syms = calloc((size_t)n, sizeof *m->syms)))
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (name && *name && addr && sym.st_shndx != SHN_UNDEF &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC))
+			m->syms[k++] = (struct usym){addr, sym.st_size, name};
+	}
+	qsort(m->syms, k, sizeof *m->syms, usym_cmp);
+	m->nsyms = k;
+}
+
+/* The function covering a (a module address): within its size, or before
+ * the next one when the symbol has no size. */
+static const struct usym *module_find(const struct module *m, uint64_t a)
+{
+	size_t lo = 0, hi = m->nsyms;
+
+	if (!hi || a < m->syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (m->syms[mid].addr <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* among equal addresses the sized one came first */
+	while (lo > 0 && m->syms[lo - 1].addr == m->syms[lo].addr)
+		lo--;
+	if (m->syms[lo].size ? a < m->syms[lo].addr + m->syms[lo].size
+			     : lo + 1 == m->nsyms || a < m->syms[lo + 1].addr)
+		return &m->syms[lo];
+	return NULL;
+}
+
+static const Dwfl_Callbacks module_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static void module_open(struct module *m)
+{
+	Elf *elf;
+	size_t nph;
+
+	m->opened = 1;
+	m->failed = 1;
+	if (m->path[0] != '/')
+		return; /* [vdso], //anon, [heap]: no file to read */
+	m->dwfl = dwfl_begin(&module_callbacks);
+	if (!m->dwfl)
+		return;
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod || !(elf = dwfl_module_getelf(m->mod, &m->bias)))
+		return;
+	/* file offsets (what a mapping gives) to the ELF's own addresses */
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		for (size_t i = 0; i < nph && m->nloads < MAX_LOADS; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+				m->loads[m->nloads].off = ph.p_offset;
+				m->loads[m->nloads].vaddr = ph.p_vaddr;
+				m->loads[m->nloads].size = ph.p_filesz;
+				m->nloads++;
+			}
+		}
+	}
+	module_symtab(m);
+	m->failed = 0;
+}
+
+static uint64_t module_vaddr(const struct module *m, uint64_t fileoff)
+{
+	for (int i = 0; i < m->nloads; i++)
+		if (fileoff >= m->loads[i].off && fileoff < m->loads[i].off + m->loads[i].size)
+			return fileoff - m->loads[i].off + m->loads[i].vaddr;
+	return fileoff;
+}
+
+/* ---- the result cache ---- */
+
+static size_t cache_slot(const struct ltap_symbols *s, const struct module *m, uint64_t a)
+{
+	uint64_t h = (a ^ (uintptr_t)m) * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 20) & (s->cache_cap - 1);
+	while (s->cache[i].mod && (s->cache[i].mod != m || s->cache[i].addr != a))
+		i = (i + 1) & (s->cache_cap - 1);
+	return i;
+}
+
+static struct cached *cache_get(struct ltap_symbols *s, struct module *m, uint64_t a)
+{
+	size_t i;
+
+	if (s->cache_used * 2 >= s->cache_cap) {
+		struct cached *old = s->cache;
+		size_t oldcap = s->cache_cap, ncap = oldcap ? oldcap * 2 : 4096;
+		struct cached *nc = calloc(ncap, sizeof *nc);
+		if (!nc)
+			return NULL;
+		s->cache = nc;
+		s->cache_cap = ncap;
+		for (size_t j = 0; j < oldcap; j++)
+			if (old[j].mod)
+				s->cache[cache_slot(s, old[j].mod, old[j].addr)] = old[j];
+		free(old);
+	}
+	i = cache_slot(s, m, a);
+	if (!s->cache[i].mod) {
+		struct cached *c = &s->cache[i];
+		const struct usym *u = module_find(m, a + m->bias);
+		c->mod = m;
+		c->addr = a;
+		c->name = u ? u->name : NULL;
+		c->off = u ? a + m->bias - u->addr : 0;
+		s->cache_used++;
+	}
+	return &s->cache[i];
+}
+
+/* ---- processes ---- */
+
+static struct proc *proc_get(struct ltap_symbols *s, int pid)
+{
+	unsigned b = (unsigned)pid % PROC_BUCKETS;
+	struct proc *p;
+
+	for (p = s->procs[b]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->next = s->procs[b];
+	s->procs[b] = p;
+	return p;
+}
+
+static int proc_reserve(struct proc *p, int more)
+{
+	if (p->n + more <= p->cap)
+		return 0;
+	int ncap = p->cap ? p->cap * 2 : 16;
+	while (ncap < p->n + more)
+		ncap *= 2;
+	struct map *nm = realloc(p->maps, (size_t)ncap * sizeof *nm);
+	if (!nm)
+		return -ENOMEM;
+	p->maps = nm;
+	p->cap = ncap;
+	return 0;
+}
+
+/* Inserts [start, end), cutting what it covers out of older mappings. */
+static void proc_map(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff, struct module *m)
+{
+	struct map add = {start, end, pgoff, m}, *nm;
+	int k = 0, done = 0;
+
+	if (start >= end || !(nm = malloc((size_t)(p->n + 2) * sizeof *nm)))
+		return;
+	for (int j = 0; j < p->n; j++) {
+		struct map o = p->maps[j];
+		if (o.end <= start) {
+			nm[k++] = o;
+			continue;
+		}
+		if (o.start < start) {
+			struct map head = o;
+			head.end = start;
+			nm[k++] = head;
+		}
+		if (!done) {
+			nm[k++] = add;
+			done = 1;
+		}
+		if (o.end > end) {
+			struct map tail = o;
+			if (o.start < end) {
+				tail.pgoff += end - o.start;
+				tail.start = end;
+			}
+			nm[k++] = tail;
+		}
+	}
+	if (!done)
+		nm[k++] = add;
+	free(p->maps);
+	p->maps = nm;
+	p->n = k;
+	p->cap = k;
+}
+
+static struct map *proc_find(struct proc *p, uint64_t addr)
+{
+	int lo = 0, hi = p->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else if (p->maps[mid].start > addr)
+			hi = mid;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+static void proc_read_maps(struct ltap_symbols *s, struct proc *p)
+{
+	char path[64], line[4352], perms[8], file[4096];
+	unsigned long long start, end, off;
+	FILE *f;
+
+	p->read_proc = 1;
+	snprintf(path, sizeof path, "/proc/%d/maps", p->pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof line, f)) {
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off, file) < 4 ||
+		    perms[2] != 'x')
+			continue;
+		if (!proc_find(p, start))
+			proc_map(p, start, end, off, module_get(s, file[0] ? file : "//anon"));
+	}
+	fclose(f);
+}
+
+static int jit_cmp(const void *a, const void *b)
+{
+	const struct jit *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void proc_read_jit(struct proc *p)
+{
+	char path[64], line[1024];
+	unsigned long long start, size;
+	int cap = 0, n;
+	FILE *f;
+
+	p->jit_loaded = 1;
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", p->pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	p->jit_path = strdup(path);
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "%llx %llx %n", &start, &size, &n) < 2)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (p->njit == cap) {
+			struct jit *nj = realloc(p->jit, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nj);
+			if (!nj)
+				break;
+			p->jit = nj;
+		}
+		p->jit[p->njit].start = start;
+		p->jit[p->njit].end = start + size;
+		if ((p->jit[p->njit].name = strdup(line + n)))
+			p->njit++;
+	}
+	fclose(f);
+	qsort(p->jit, (size_t)p->njit, sizeof *p->jit, jit_cmp);
+}
+
+static int jit_lookup(struct proc *p, uint64_t addr, struct ltap_sym *out)
+{
+	int lo = 0, hi;
+
+	if (!p->jit_loaded)
+		proc_read_jit(p);
+	hi = p->njit;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (p->jit[mid].end <= addr)
+			lo = mid + 1;
+		else if (p->jit[mid].start > addr)
+			hi = mid;
+		else {
+			out->name = p->jit[mid].name;
+			out->off = addr - p->jit[mid].start;
+			out->module = p->jit_path;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void ltap_symbols_mmap(struct ltap_symbols *s, int pid, uint64_t start, uint64_t len,
+		       uint64_t pgoff, const char *path)
+{
+	struct proc *p = proc_get(s, pid);
+	struct module *m = module_get(s, path);
+	if (p && m)
+		proc_map(p, start, start + len, pgoff, m);
+}
+
+void ltap_symbols_fork(struct ltap_symbols *s, int ppid, int pid)
+{
+	struct proc *parent = proc_get(s, ppid), *child = proc_get(s, pid);
+
+	if (!parent || !child || parent == child || proc_reserve(child, parent->n))
+		return;
+	memcpy(child->maps, parent->maps, (size_t)parent->n * sizeof *child->maps);
+	child->n = parent->n;
+	child->read_proc = parent->read_proc;
+}
+
+void ltap_symbols_exec(struct ltap_symbols *s, int pid)
+{
+	struct proc *p = proc_get(s, pid);
+	if (p) {
+		p->n = 0;
+		p->read_proc = 1; /* the new image's mappings come as MMAP2 records */
+	}
+}
+
+int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
+			struct ltap_sym *out)
+{
+	struct proc *p;
+	struct map *mp;
+	struct cached *c;
+	struct module *m;
+
+	memset(out, 0, sizeof *out);
+	if (addr >= LTAP_KERNEL_ADDR) {
+		out->kernel = 1;
+		return kernel_lookup(s, addr, out);
+	}
+	if (pid <= 0 || !(p = proc_get(s, pid)))
+		return -ENOENT;
+	mp = proc_find(p, addr);
+	if (!mp && !p->read_proc) {
+		proc_read_maps(s, p);
+		mp = proc_find(p, addr);
+	}
+	if (!mp || mp->mod->path[0] != '/')
+		if (jit_lookup(p, addr, out) == 0)
+			return 0;
+	if (!mp)
+		return -ENOENT;
+	m = mp->mod;
+	out->module = m->path;
+	if (!m->opened)
+		module_open(m);
+	if (m->failed)
+		return 0;
+	c = cache_get(s, m, module_vaddr(m, addr - mp->start + mp->pgoff));
+	if (!c)
+		return 0;
+	if (lines && !c->lines_done) {
+		Dwfl_Line *l = dwfl_module_getsrc(m->mod, c->addr + m->bias);
+		c->lines_done = 1;
+		if (l)
+			c->file = dwfl_lineinfo(l, NULL, &c->line, NULL, NULL, NULL);
+	}
+	out->name = c->name;
+	out->off = c->off;
+	if (lines) {
+		out->file = c->file;
+		out->line = c->line;
+	}
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* symbols.h: address -> function for kernel (/proc/kallsyms) and user space
+ * (ELF symbol tables and DWARF through libdwfl, /tmp/perf-PID.map for JIT).
+ *
+ * User mappings are tracked per process from the perf ring's MMAP2, FORK and
+ * COMM(exec) records, and read from /proc/PID/maps for processes that were
+ * running before; so processes that exit before a lookup still resolve.
+ * Modules are opened once per file, whatever process maps them, and each
+ * (module, address) result is cached. */
+#ifndef LTAP_SYMBOLS_H
+#define LTAP_SYMBOLS_H
+
+#include <stdint.h>
+
+struct ltap_symbols;
+
+struct ltap_sym {
+	const char *name;   /* NULL when the module is known but not the symbol */
+	uint64_t off;       /* address - symbol start */
+	const char *module; /* "[kernel.kallsyms]", "[ext4]", "/usr/lib/.../libc.so.6" */
+	const char *file;   /* source file, when asked and known */
+	int line;
+	int kernel;
+};
+
+struct ltap_symbols *ltap_symbols_new(void);
+void ltap_symbols_free(struct ltap_symbols *s);
+
+/* What the perf ring tells about processes. */
+void ltap_symbols_mmap(struct ltap_symbols *s, int pid, uint64_t start, uint64_t len,
+		       uint64_t pgoff, const char *path);
+void ltap_symbols_fork(struct ltap_symbols *s, int ppid, int pid);
+void ltap_symbols_exec(struct ltap_symbols *s, int pid);
+
+/* Resolves addr in process pid (kernel addresses need no pid). lines asks
+ * for the DWARF file:line too. 0 when the module is known (out->name may
+ * still be NULL), -ENOENT when nothing is known. Strings stay valid until
+ * ltap_symbols_free. */
+int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
+			struct ltap_sym *out);
+
+/* Kernel addresses start here on x86-64 and arm64. */
+#define LTAP_KERNEL_ADDR 0xffff800000000000ull
+
+#endif

@@ -1,0 +1,52 @@
+-- name: profile
+-- summary: CPU profile with call chains: top symbols, folded stacks, flame graph
+-- usage: ltap profile [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] [--folded FILE] [--svg FILE] [--top N]
+-- example:
+--   # Samples: 1998
+--   #
+--   # Overhead  Command  Shared Object      Symbol
+--   # ........  .......  .................  ......................
+--   #
+--      96.10%  hot      hot                [.] hot_spin
+--       1.05%  swapper  [kernel.kallsyms]  [k] pv_native_safe_halt
+--
+-- Samples cpu-clock at HZ (default 99) on every CPU, system-wide unless -p or
+-- -c, until -d, the command's end or ^C. Prints the perf-report-style table
+-- (by command, shared object, symbol); --folded writes the stacks in the
+-- folded format; --svg writes a flame graph (ltap.flamegraph).
+local cmdline = require("ltap.cmdline")
+local folded = require("ltap.folded")
+local overhead = require("ltap.overhead")
+
+local usage = "ltap profile [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] [--folded FILE] [--svg FILE] [--top N]"
+local opts, pos = cmdline.parse(arg, { F = "value", p = "value", c = "value", a = "flag", d = "value",
+  folded = "value", svg = "value", top = "value" }, usage)
+if #pos > 0 then error("unexpected argument '" .. pos[1] .. "'\nusage: " .. usage, 0) end
+cmdline.targets(opts, usage)
+local hz = tonumber(opts.F or 99)
+local top = tonumber(opts.top or 25)
+local flame
+if opts.svg then
+  local ok, mod = pcall(require, "ltap.flamegraph")
+  if not ok then error("--svg: the flame graph writer (ltap.flamegraph) is not available in this build", 0) end
+  flame = mod
+end
+
+local stacks, acc = {}, overhead.new()
+profile(hz, function(e)
+  folded.add(stacks, e)
+  overhead.add(acc, e)
+end)
+
+finish(function()
+  overhead.print(acc, top)
+  if opts.folded then
+    local n, err = folded.write(stacks, opts.folded)
+    if not n then error("--folded: " .. err, 0) end
+    io.stderr:write(string.format("ltap: %d stacks written to %s\n", n, opts.folded))
+  end
+  if flame then
+    flame.write(stacks, opts.svg, { title = "ltap profile " .. hz .. " Hz" })
+    io.stderr:write(string.format("ltap: flame graph written to %s\n", opts.svg))
+  end
+end)

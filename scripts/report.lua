@@ -1,0 +1,43 @@
+-- name: report
+-- summary: where an event happens: overhead by command, shared object and symbol (perf report)
+-- usage: ltap report EVENT [FILTER] [-p PID | -c CMD | -a] [-d DURATION] [--top N] [--folded FILE]
+-- example:
+--   # Samples: 133
+--   #
+--   # Overhead  Command      Shared Object      Symbol
+--   # ........  ...........  .................  ......................
+--   #
+--     100.00%  touch_pages  [kernel.kallsyms]  [k] __alloc_frozen_pages_noprof
+--
+-- `perf record -e EVENT -g` + `perf report --no-children --sort comm,dso,symbol`
+-- in one run: EVENT with stacks, counted by the frame where it happened.
+-- EVENT "profile" (or "profile:99hz") samples cpu-clock instead.
+local cmdline = require("ltap.cmdline")
+local folded = require("ltap.folded")
+local overhead = require("ltap.overhead")
+
+local usage = "ltap report EVENT [FILTER] [-p PID | -c CMD | -a] [-d DURATION] [--top N] [--folded FILE]"
+local opts, pos = cmdline.parse(arg, { p = "value", c = "value", a = "flag", d = "value",
+  top = "value", folded = "value" }, usage)
+if not pos[1] then error("usage: " .. usage, 0) end
+cmdline.targets(opts, usage)
+
+local stacks, acc = {}, overhead.new()
+local function count(e)
+  overhead.add(acc, e)
+  if opts.folded then folded.add(stacks, e) end
+end
+local hz = pos[1]:match("^profile:?(%d*)")
+if hz then
+  profile(tonumber(hz) or 99, count)
+else
+  probe(pos[1], { stack = true, filter = pos[2] }, count)
+end
+
+finish(function()
+  overhead.print(acc, tonumber(opts.top or 50))
+  if opts.folded then
+    local n, err = folded.write(stacks, opts.folded)
+    if not n then error("--folded: " .. err, 0) end
+  end
+end)

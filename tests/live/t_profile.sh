@@ -1,0 +1,54 @@
+# cpu-clock profiles of tests/progs/hot: the hot function by name, its
+# source lines, the perf-report table, folded stacks, -c and -p targets.
+first=$(grep -n 'void hot_spin(' $SRCDIR/tests/progs/hot.c | cut -d: -f1)
+last=$(grep -n 'HOT_END' $SRCDIR/tests/progs/hot.c | cut -d: -f1)
+run_ltap $WORK/out $WORK/err profile -F 499 -c "$PROGS/hot 1" --folded $WORK/folded --top 5
+cat $WORK/out $WORK/err
+expect_eq "exit" 0 "$RC"
+expect_grep "report header" "^# Overhead  Command +Shared Object +Symbol$" $WORK/out
+expect_grep "report row of the hot function" "^ +[0-9.]+%  hot +hot +\[\.\] hot_spin$" $WORK/out
+# of hot's samples, the share whose leaf frame is hot_spin (from the folded file)
+share=$(awk '$1 ~ /^hot;/ { n = $NF; t += n; if ($1 ~ /;hot_spin$/) h += n }
+             END { printf "%d %d\n", t, (t ? 100 * h / t : 0) }' FS=' ' $WORK/folded)
+echo "hot samples, % in hot_spin: $share"
+[ "${share% *}" -ge 300 ] || fail "too few samples of hot: $share"
+[ "${share#* }" -ge 80 ] || fail "hot_spin has less than 80% of hot's samples: $share"
+expect_grep "folded, root first" "^hot;(.*;)?main;hot_spin [0-9]+$" $WORK/folded
+
+# the leaf's source file and line, through e:stack(true)
+cat > $WORK/l.lua <<LUA
+local n, inside = 0, 0
+profile("499hz", function(e)
+  if e.comm ~= "hot" then return end
+  n = n + 1
+  local f = e:stack(true)[1]
+  if f.sym == "hot_spin" and f.file:match("tests/progs/hot%.c$") and f.line >= $first and f.line <= $last then
+    inside = inside + 1
+  end
+end)
+finish(function() printf("%s\n", n >= 300 and inside >= 0.8 * n and "lines ok" or ("lines bad " .. inside .. "/" .. n)) end)
+LUA
+run_ltap $WORK/out $WORK/err -c "$PROGS/hot 1" $WORK/l.lua
+expect_eq "hot_spin's source lines $first-$last" "lines ok" "$(cat $WORK/out)"
+
+# -p: a process already running (its mappings read from /proc)
+$PROGS/hot 3 > /dev/null & STARTED+=($!)
+sleep 0.2
+run_ltap $WORK/out $WORK/err profile -F 499 -p $! -d 1s --top 1
+expect_eq "exit -p" 0 "$RC"
+expect_grep "-p report" "^ +[0-9.]+%  hot +hot +\[\.\] hot_spin$" $WORK/out
+kill $! 2>/dev/null || true
+
+# -a: system-wide, every process and the kernel; hot's samples still by name
+$PROGS/hot 3 > /dev/null & STARTED+=($!)
+sleep 0.2
+run_ltap $WORK/out $WORK/err profile -F 499 -a -d 1s --folded $WORK/all --top 3
+expect_eq "exit -a" 0 "$RC"
+share=$(awk '$1 ~ /^hot;/ { t += $NF; if ($1 ~ /;hot_spin$/) h += $NF } END { printf "%d %d\n", t, (t ? 100 * h / t : 0) }' $WORK/all)
+echo "-a: hot samples, % in hot_spin: $share"
+[ "${share% *}" -ge 300 ] && [ "${share#* }" -ge 80 ] || fail "-a: hot_spin share: $share"
+kill $! 2>/dev/null || true
+
+run_ltap $WORK/out $WORK/err profile -F 0 -d 1s
+expect_eq "bad frequency exit" 1 "$RC"
+expect_grep "bad frequency" "bad frequency '0'" $WORK/err

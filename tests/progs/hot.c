@@ -1,0 +1,40 @@
+/* hot.c: a program with one known hot function, for profiles and symbol
+ * lookups. Built as a PIE with frame pointers and debug info.
+ *   hot SECONDS   spins in hot_spin() for SECONDS (the profile's target)
+ * cold_helper() exists so a lookup test has a second, never-hot function. */
+#include <stdlib.h>
+#include <time.h>
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) unsigned long cold_helper(unsigned long x)
+{
+	return x * 2654435761u;
+}
+
+/* not a leaf (it calls cold_helper), so gcc gives it a frame pointer and
+ * the user call chain reaches main */
+__attribute__((noinline)) void hot_spin(unsigned long rounds)
+{
+	sink += cold_helper(rounds);
+	for (unsigned long i = 0; i < rounds; i++) /* HOT_BEGIN */
+		sink += i ^ (sink >> 3);
+	/* HOT_END */
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1.0, end = now() + secs;
+
+	sink = cold_helper((unsigned long)argc);
+	while (now() < end)
+		hot_spin(1000000);
+	return 0;
+}

@@ -289,8 +289,25 @@ static int counter_drain(lua_State *L)
 	return 0;
 }
 
+/* c:percpu() -> {[cpu] = value} of a system-wide counter ({} for a process's) */
+static int counter_percpu(lua_State *L)
+{
+	struct ltap_counter_ud *u = counter_check(L);
+	struct ltap_counter_value v;
+	int cpu;
+
+	lua_newtable(L);
+	for (int i = 0; u->c && ltap_counter_read_one(u->c, i, &cpu, &v) == 0; i++)
+		if (cpu >= 0) {
+			push_count(L, v.scaled);
+			lua_rawseti(L, -2, cpu);
+		}
+	return 1;
+}
+
 static const luaL_Reg counter_meth[] = {
 	{"read", counter_read},
+	{"percpu", counter_percpu},
 	{"info", counter_info},
 	{NULL, NULL},
 };

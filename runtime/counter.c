@@ -16,6 +16,7 @@
 
 struct ltap_counter {
 	int n;
+	int cpus[1024]; /* the CPU of each fd, -1 for a process counter */
 	int fds[];
 };
 
@@ -107,6 +108,9 @@ static int counter_fd(uint32_t type, uint64_t config, pid_t pid, int cpu, int on
 struct ltap_counter *ltap_counter_open(uint32_t type, uint64_t config, pid_t pid, int on_exec)
 {
 	int ncpu = pid > 0 ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
+
+	if (ncpu > 1024)
+		ncpu = 1024;
 	struct ltap_counter *c = calloc(1, sizeof *c + (size_t)ncpu * sizeof(int));
 
 	if (!c)
@@ -121,6 +125,7 @@ struct ltap_counter *ltap_counter_open(uint32_t type, uint64_t config, pid_t pid
 			errno = e;
 			return NULL;
 		}
+		c->cpus[c->n] = pid > 0 ? -1 : cpu;
 		c->fds[c->n++] = fd;
 	}
 	if (!c->n) {
@@ -146,19 +151,42 @@ int ltap_counter_unsupported(int err)
 	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL || err == ENOSYS;
 }
 
+static void counter_scale(struct ltap_counter_value *v)
+{
+	v->scaled = v->running && v->running < v->enabled ? (double)v->raw * (double)v->enabled / (double)v->running
+							   : (double)v->raw;
+}
+
+static int counter_add(int fd, struct ltap_counter_value *v)
+{
+	uint64_t b[3];
+	if (read(fd, b, sizeof b) != (ssize_t)sizeof b)
+		return -errno;
+	v->raw += b[0];
+	v->enabled += b[1];
+	v->running += b[2];
+	return 0;
+}
+
 int ltap_counter_read(struct ltap_counter *c, struct ltap_counter_value *v)
 {
 	memset(v, 0, sizeof *v);
-	for (int i = 0; i < c->n; i++) {
-		uint64_t b[3];
-		if (read(c->fds[i], b, sizeof b) != (ssize_t)sizeof b)
+	for (int i = 0; i < c->n; i++)
+		if (counter_add(c->fds[i], v))
 			return -errno;
-		v->raw += b[0];
-		v->enabled += b[1];
-		v->running += b[2];
-	}
-	v->scaled = v->running && v->running < v->enabled ? (double)v->raw * (double)v->enabled / (double)v->running
-							   : (double)v->raw;
+	counter_scale(v);
+	return 0;
+}
+
+int ltap_counter_read_one(struct ltap_counter *c, int n, int *cpu, struct ltap_counter_value *v)
+{
+	memset(v, 0, sizeof *v);
+	if (n < 0 || n >= c->n)
+		return -1;
+	*cpu = c->cpus[n];
+	if (counter_add(c->fds[n], v))
+		return -errno;
+	counter_scale(v);
 	return 0;
 }
 

@@ -29,6 +29,8 @@ struct ltap_counter *ltap_counter_open(uint32_t type, uint64_t config, pid_t pid
 void ltap_counter_close(struct ltap_counter *c);
 int ltap_counter_unsupported(int err);
 int ltap_counter_read(struct ltap_counter *c, struct ltap_counter_value *v);
+/* The n-th fd's value: per CPU for a system-wide counter. n < 0 past the end. */
+int ltap_counter_read_one(struct ltap_counter *c, int n, int *cpu, struct ltap_counter_value *v);
 int ltap_counter_enable(struct ltap_counter *c);
 
 #endif

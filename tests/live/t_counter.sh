@@ -85,3 +85,8 @@ end)
 LUA
 run_ltap $WORK/out $WORK/err $WORK/across.lua
 expect_eq "per-run figures across runs" "runs=3 min_ok=true stddev_ok=true" "$(cat $WORK/out)"
+
+# per CPU: the parts of a system-wide counter add up to its total
+run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 5000" -e 'local c = counter("syscalls:sys_enter_getppid", {system = true})
+finish(function() local sum = 0 for _, v in pairs(c:percpu()) do sum = sum + v end print(sum, (c:read())) end)'
+expect_eq "per-CPU parts sum to the total" "$(printf '5000\t5000')" "$(cat $WORK/out)"

@@ -41,6 +41,24 @@ for ph in b c d e; do
 done
 echo "ok: timeline within 1 ms of the program's clock"
 
+# the same timeline from a marker file, as a Perfetto (Chrome JSON) trace
+printf 'u:%s:phase_a\n# a comment\nu:%s:phase_b\nu:%s:phase_c\n' $P $P $P > $WORK/markers
+run_ltap $WORK/out $WORK/err timeline -c "$P 1 1 phases" --markers $WORK/markers --perfetto $WORK/tl.json
+expect_eq "timeline --markers exit" 0 "$RC"
+python3 - $WORK/tl.json <<'PY' || fail "perfetto trace"
+import json, sys
+t = json.load(open(sys.argv[1]))
+slices = [e for e in t["traceEvents"] if e["ph"] == "X"]
+assert [e["name"] for e in slices] == ["phase_a", "phase_b", "phase_c"], slices
+assert slices[0]["ts"] == 0 and 19000 < slices[0]["dur"] < 25000, slices[0]   # phase_a: 20 ms, in us
+assert 29000 < slices[1]["dur"] < 35000, slices[1]
+print("ok: perfetto slices phase_a..c with their durations")
+PY
+
+# a library by name, found the way the dynamic linker would
+run_ltap $WORK/out $WORK/err -c "$P 1 1" -e "local n = 0 probe('u:libc:malloc', function(e) n = n + 1 end) finish(function() print(n > 0) end)"
+expect_eq "u:libc:malloc" "true" "$(grep -x 'true\|false' $WORK/out)"
+
 # ucalls: exact calls per function, latency with -L
 run_ltap $WORK/out $WORK/err ucalls -c "$P 321 1" -L "$P:f" "$P:sleep*"
 expect_eq "exit" 0 "$RC"

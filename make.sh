@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson python3 libelf-dev systemtap-sdt-dev libtracecmd-dev trace-cmd"
+PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson python3 libelf-dev systemtap-sdt-dev libtracecmd-dev trace-cmd chromium"
 
 install_deps() {
   local missing=""

@@ -109,9 +109,11 @@ static void event_push_field(lua_State *L, struct ltap_event_ud *e, struct tep_f
 		return;
 	}
 	if (flags & TEP_FIELD_IS_ARRAY) {
+		/* char buf[] at the end (ftrace:print): the rest of the record */
+		size_t len = f->size ? (size_t)f->size : (size_t)(size - f->offset);
 		if (flags & TEP_FIELD_IS_STRING || strncmp(f->type, "char", 4) == 0 ||
 		    strncmp(f->type, "const char", 10) == 0) {
-			lua_pushlstring(L, data + f->offset, strnlen(data + f->offset, (size_t)f->size));
+			lua_pushlstring(L, data + f->offset, strnlen(data + f->offset, len));
 			return;
 		}
 		unsigned es = f->elementsize ? f->elementsize : 1;

@@ -177,6 +177,21 @@ static int probe_exit(lua_State *L)
 /* ltap.lost(): total lost events and a table of them per CPU. */
 static int probe_lost(lua_State *L);
 
+/* ltap.mark(TEXT): writes TEXT into the trace (an ftrace:print event in
+ * ltap's instance), in order with the events: a marker of the script's own */
+static int probe_mark(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const char *text = luaL_checkstring(L, 1);
+	int e;
+
+	if (!ctx->inst)
+		return luaL_error(L, "mark: only during a live run with probes (there is no trace to write into)");
+	if ((e = ltap_instance_marker(ctx->inst, text)) != 0)
+		return luaL_error(L, "mark: cannot write the marker: %s", strerror(-e));
+	return 0;
+}
+
 /* ltap.set_command(CMD): what -c CMD does, for scripts that take the command
  * as their own argument (ltap timeline -c CMD ...). Load time only. */
 static int probe_set_command(lua_State *L)
@@ -222,6 +237,8 @@ void ltap_open_probe(lua_State *L)
 	lua_setfield(L, -2, "lost");
 	lua_pushcfunction(L, probe_set_command);
 	lua_setfield(L, -2, "set_command");
+	lua_pushcfunction(L, probe_mark);
+	lua_setfield(L, -2, "mark");
 	lua_pop(L, 1);
 }
 
@@ -478,8 +495,9 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 		n = probe_kernel_filter(d, &kf);
 		if (n < 0)
 			return -1;
-		if (!ctx->inst) {
-			/* replay: every filter is applied in user space */
+		if (!ctx->inst || strcmp(d->ev->system, "ftrace") == 0) {
+			/* replay, and ftrace's own events (which have no filter file, and
+			 * whose markers may be ltap's own): filters apply in user space */
 			free(kf);
 			if (probe_user_filters(d, 1))
 				return -1;
@@ -512,7 +530,14 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 	}
 	for (int id = 0; ctx->inst && id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
-		if (d && d->ev && !d->perf && ltap_instance_enable(ctx->inst, d->ev->system, d->ev->name) != 0)
+		/* a probe on ftrace:print sees the markers programs write too */
+		if (d && d->ev && !d->perf && strcmp(d->ev->system, "ftrace") == 0 && strcmp(d->ev->name, "print") == 0 &&
+		    ltap_instance_copy_markers(ctx->inst))
+			ltap_warn("probe ftrace:print: this kernel cannot copy trace_marker writes into ltap's "
+				  "instance (no options/copy_trace_marker): only ltap.mark() reaches it");
+		/* ftrace's own events (print, for markers) are always on: no enable file */
+		if (d && d->ev && !d->perf && strcmp(d->ev->system, "ftrace") != 0 &&
+		    ltap_instance_enable(ctx->inst, d->ev->system, d->ev->name) != 0)
 			return -1;
 	}
 	return 0;

@@ -299,3 +299,8 @@ int ltap_instance_marker(struct ltap_instance *inst, const char *text)
 {
 	return tracefs_instance_file_write(inst->ti, "trace_marker", text) < 0 ? -errno : 0;
 }
+
+int ltap_instance_copy_markers(struct ltap_instance *inst)
+{
+	return tracefs_instance_file_write(inst->ti, "options/copy_trace_marker", "1") < 0 ? -errno : 0;
+}

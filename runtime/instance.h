@@ -36,6 +36,9 @@ int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n)
 int ltap_instance_tracing(struct ltap_instance *inst, int on);
 /* Writes text into the instance's trace_marker (an ftrace:print event). */
 int ltap_instance_marker(struct ltap_instance *inst, const char *text);
+/* Copies what programs write to the top-level trace_marker into this
+ * instance too (kernels from 6.17 on: options/copy_trace_marker). */
+int ltap_instance_copy_markers(struct ltap_instance *inst);
 /* Measures offset = CLOCK_MONOTONIC - trace clock. Call once, before any
  * event is enabled. 0 or -errno. */
 struct tep_handle;

@@ -1,7 +1,8 @@
 -- name: timeline
 -- summary: elapsed time of marked events since the first (uprobes, USDT markers, any event)
 -- usage: ltap timeline [-c CMD] [--perfetto FILE] [--markers FILE] SPEC...
---        SPEC: u:PATH:FUNC, usdt:PATH:[PROVIDER:]NAME, or an event (sched:sched_process_exit)
+--        SPEC: u:PATH:FUNC, usdt:PATH:[PROVIDER:]NAME, an event (sched:sched_process_exit),
+--        or marker: every write to trace_marker, named by its text
 -- example:
 --   0.000 phase_a
 --   0.020 phase_b
@@ -38,8 +39,15 @@ local function label(spec)
 end
 
 for _, spec in ipairs(specs) do
-  local name = label(spec)
-  probe(spec, function(e) hits[#hits + 1] = {time = e.time, name = name, pid = e.pid, tid = e.tid} end)
+  if spec == "marker" then
+    -- every trace_marker write (from any program, or ltap.mark) is a hit named by its text
+    probe("ftrace:print", function(e)
+      hits[#hits + 1] = {time = e.time, name = (e.buf:gsub("%s+$", "")), pid = e.pid, tid = e.tid}
+    end)
+  else
+    local name = label(spec)
+    probe(spec, function(e) hits[#hits + 1] = {time = e.time, name = name, pid = e.pid, tid = e.tid} end)
+  end
 end
 
 local function write_perfetto(path, t0, t_end)

@@ -55,6 +55,21 @@ assert 29000 < slices[1]["dur"] < 35000, slices[1]
 print("ok: perfetto slices phase_a..c with their durations")
 PY
 
+# markers written to trace_marker by a program (copied into ltap's instance),
+# and by the script itself (ltap.mark)
+if [ -e $T/options/copy_trace_marker ]; then
+  run_ltap $WORK/out $WORK/err timeline -c "sh -c 'echo start > $T/trace_marker; sleep 0.05; echo LinuxBoot copy kernel > $T/trace_marker; sleep 0.03; echo stop > $T/trace_marker'" marker
+  expect_eq "marker timeline exit" 0 "$RC"
+  expect_eq "marker names" "0.000 start|LinuxBoot copy kernel|stop" "$(awk 'NR==1{printf "%s %s", $1, $2} NR==2||NR==3{$1=""; sub(/^ /,""); printf "|%s", $0}' $WORK/out)"
+  ms=$(awk '$1 == "start" {print $2}' $WORK/out)
+  awk -v m="$ms" 'BEGIN{exit !(m >= 50 && m < 60)}' || fail "start phase lasted $ms ms, expected 50..60"
+  echo "ok: start phase $ms ms"
+else
+  echo "skip: marker timeline: this kernel has no options/copy_trace_marker"
+fi
+run_ltap $WORK/out $WORK/err -d 100ms -e 'probe("ftrace:print", function(e) print(e.buf) end) begin(function() ltap.mark("hello from the script") end)'
+expect_eq "ltap.mark" "hello from the script" "$(cat $WORK/out)"
+
 # a library by name, found the way the dynamic linker would
 run_ltap $WORK/out $WORK/err -c "$P 1 1" -e "local n = 0 probe('u:libc:malloc', function(e) n = n + 1 end) finish(function() print(n > 0) end)"
 expect_eq "u:libc:malloc" "true" "$(grep -x 'true\|false' $WORK/out)"

@@ -209,7 +209,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
-	if (ctx->replay) {
+	if (ctx->replay || ctx->text_mode) {
 		if (ctx->counters) {
 			ltap_err("replay: counters count a live run, not a saved trace");
 			return -1;
@@ -345,7 +345,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	}
 	ltap_run_hooks(ctx, "ltap.begin");
 	ctx_child(ctx); /* a command that already ended */
-	if (ctx->replay) {
+	if (ctx->replay || ctx->text_mode) {
 		if (!ctx->failed && !ctx->exit_called)
 			ltap_session_replay_run(ctx);
 	} else {

@@ -39,6 +39,7 @@ struct ltap_evdesc {
 	struct ltap_probe *probes;
 	int task_kind;    /* TASK_* when ltap follows names through this event */
 	int perf;         /* served by the perf ring (stacks), not the instance */
+	int text;         /* a text trace's event: fields from the line's key=value */
 	char *perf_filter; /* the kernel filter for PERF_EVENT_IOC_SET_FILTER */
 	struct tep_format_field *task_pid, *task_comm, *task_flags;
 };
@@ -75,7 +76,12 @@ struct ltap_ctx {
 	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
 	char *own_command;            /* opt.command when the script set it */
 	struct ltap_counter_ud *counters; /* counter() declarations, opened at attach */
-	struct ltap_replay *replay;   /* --input */
+	struct ltap_replay *replay;   /* --input FILE: a trace.dat */
+	int text_mode;                /* --input FILE is trace / trace_pipe text */
+	struct ltap_textsrc *text;    /* its source, open from attach on */
+	struct tep_handle *text_tep;  /* the (empty) formats of a text replay */
+	char **text_names;            /* event name of text descriptor id i */
+	int ntext;
 	struct ltap_recorder *recorder; /* --record */
 	int64_t record_offset;
 	struct ltap_tpsrc *src;
@@ -172,6 +178,8 @@ int ltap_session_record_start(struct ltap_ctx *ctx, int64_t offset);
 void ltap_session_record_mark(struct ltap_ctx *ctx, const char *what, uint64_t ns);
 int ltap_session_record_finish(struct ltap_ctx *ctx);
 void ltap_session_close(struct ltap_ctx *ctx);
+struct ltap_evdesc *ltap_session_text_desc(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter);
+void ltap_session_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r);
 /* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
 int ltap_is_uprobe_spec(const char *spec);
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);

@@ -13,10 +13,13 @@
 
 #include "catalog.h"
 #include "proc.h"
+#include "src_text.h"
 
+#include <errno.h>
 #include <event-parse.h>
 #include <lauxlib.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EVENT_MT "ltap.event"
@@ -157,6 +160,34 @@ static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
 }
 
 /* Only keys absent from the table get here: format fields and methods. */
+/* a field of a text trace's line: integers (decimal, 0x hex) as integers */
+static int event_text_field(lua_State *L, struct ltap_event_ud *e)
+{
+	const struct ltap_textrec *r = e->rec->data;
+	const char *key = lua_tostring(L, 2), *v = key ? ltap_textrec_field(r, key) : NULL;
+	char *end;
+	long long n;
+
+	if (v) {
+		errno = 0;
+		n = strtoll(v, &end, 0);
+		if (*v && !*end && !errno)
+			lua_pushinteger(L, (lua_Integer)n);
+		else
+			lua_pushstring(L, v);
+		return 1;
+	}
+	luaL_where(L, 1);
+	lua_pushfstring(L, "%s at line %d has no field '%s' (fields:", r->event, (int)r->line,
+			luaL_tolstring(L, 2, NULL));
+	lua_remove(L, -2);
+	for (int i = 0; i < r->nfields; i++)
+		lua_pushfstring(L, "%s %s", i ? "," : "", r->fields[i].key);
+	lua_pushliteral(L, ")");
+	lua_concat(L, r->nfields + 3);
+	return lua_error(L);
+}
+
 static int event_index(lua_State *L)
 {
 	struct ltap_event_ud *e = event_check(L);
@@ -164,7 +195,9 @@ static int event_index(lua_State *L)
 
 	lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->fields_ref);
 	lua_pushvalue(L, 2);
-	if (lua_rawget(L, -2) != LUA_TNUMBER) {
+	if (lua_rawget(L, -2) != LUA_TNUMBER && e->desc->text)
+		return event_text_field(L, e);
+	if (lua_type(L, -1) != LUA_TNUMBER) {
 		char names[2048];
 		const char *key = luaL_tolstring(L, 2, NULL);
 		names[0] = 0;
@@ -236,6 +269,11 @@ static int event_tostring(lua_State *L)
 
 	if (!e->rec) {
 		lua_pushliteral(L, "ltap.event (outside its handler)");
+		return 1;
+	}
+	if (e->desc->text) {
+		const struct ltap_textrec *r = e->rec->data;
+		lua_pushfstring(L, "%s: %s", r->event, r->info);
 		return 1;
 	}
 	if (!e->desc->ev) {

@@ -135,7 +135,7 @@ static int probe_probe(lua_State *L)
 	luaL_checktype(L, fn, LUA_TFUNCTION);
 	if (ctx->running)
 		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
-	d = probe_desc(L, ctx, probe_event(L, ctx, spec));
+	d = ctx->text_mode ? ltap_session_text_desc(L, ctx, spec, filter) : probe_desc(L, ctx, probe_event(L, ctx, spec));
 	ltap_probe_add(L, ctx, d, fn, filter)->stack = stack;
 	if (stack)
 		d->perf = 1;
@@ -349,6 +349,8 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 		return 0;
 	if (d->task_kind)
 		probe_task_event(ctx, d, r);
+	if (d->text)
+		ltap_session_text_event(ctx, r);
 	ctx->trace_now = r->ts;
 	ltap_event_fill(ctx, d, r);
 	for (p = d->probes; p; p = p->next_same) {

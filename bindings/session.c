@@ -12,9 +12,12 @@
 #include "proc.h"
 #include "record.h"
 #include "src_replay.h"
+#include "src_text.h"
 #include "src_tracepoint.h"
 
+#include <errno.h>
 #include <event-parse.h>
+#include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +28,51 @@ static const char *session_comm(void *ud, int tid)
 	return ltap_replay_comm(ud, tid);
 }
 
+static const char *session_no_comm(void *ud, int tid)
+{
+	(void)ud;
+	(void)tid;
+	return NULL; /* a text trace names its tasks itself, line by line */
+}
+
+static int session_text_id(void *ud, const char *event)
+{
+	struct ltap_ctx *ctx = ud;
+	for (int i = 1; i <= ctx->ntext; i++)
+		if (strcmp(ctx->text_names[i], event) == 0)
+			return i;
+	return 0;
+}
+
+/* trace.dat files start with this; anything else is taken for text */
+static int session_is_tracedat(const char *path)
+{
+	char magic[10] = "";
+	FILE *f;
+
+	if (strcmp(path, "-") == 0 || !(f = fopen(path, "rb")))
+		return 0;
+	if (fread(magic, 1, sizeof magic, f) != sizeof magic)
+		magic[0] = 0;
+	fclose(f);
+	return memcmp(magic, "\x17\x08\x44tracing", 10) == 0;
+}
+
 int ltap_session_replay_open(struct ltap_ctx *ctx)
 {
+	if (strcmp(ctx->opt.input, "-") != 0 && access(ctx->opt.input, R_OK) < 0) {
+		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(errno));
+		return -1;
+	}
+	if (!session_is_tracedat(ctx->opt.input)) {
+		/* text: opened at attach, once the probes say which events matter */
+		ctx->text_tep = tep_alloc();
+		ctx->cat = ctx->text_tep ? ltap_catalog_from_tep(ctx->text_tep) : NULL;
+		ctx->text_names = calloc(1, sizeof *ctx->text_names);
+		ltap_proc_set_lookup(ctx->proc, session_no_comm, NULL);
+		ctx->text_mode = 1;
+		return ctx->cat && ctx->text_names ? 0 : -1;
+	}
 	ctx->replay = ltap_replay_open(ctx->opt.input);
 	if (!ctx->replay)
 		return -1;
@@ -37,15 +83,75 @@ int ltap_session_replay_open(struct ltap_ctx *ctx)
 	return 0;
 }
 
+/* The descriptor of a text trace's event: matched by name (the text has
+ * no system), fields from the line. */
+struct ltap_evdesc *ltap_session_text_desc(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter)
+{
+	static struct tep_format_field text_pid = {.name = "common_pid", .offset = 4, .size = 4};
+	const char *name = strrchr(spec, ':') ? strrchr(spec, ':') + 1 : spec;
+	struct ltap_evdesc *d;
+	char **names;
+	int id;
+
+	if (filter && *filter)
+		luaL_error(L, "probe %s: filters over a text trace are not supported (test the fields in the handler)", spec);
+	if (ltap_is_uprobe_spec(spec) || !*name)
+		luaL_error(L, "probe %s: a text trace holds only what the kernel printed", spec);
+	if ((id = session_text_id(ctx, name)) != 0)
+		return ctx->by_id[id];
+	names = realloc(ctx->text_names, (size_t)(ctx->ntext + 2) * sizeof *names);
+	if (!names)
+		luaL_error(L, "out of memory");
+	ctx->text_names = names;
+	names[++ctx->ntext] = strdup(name);
+	d = ltap_desc_new(L, ctx, ctx->ntext);
+	d->text = 1;
+	d->common_pid = &text_pid;
+	d->fields = calloc(1, sizeof *d->fields);
+	if (!names[ctx->ntext] || !d->fields)
+		luaL_error(L, "out of memory");
+	d->fields_ref = ltap_event_fields_table(L, d);
+	lua_pushstring(L, spec);
+	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	return d;
+}
+
+/* The line names its task: the comm and tgid it shows win. */
+void ltap_session_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r)
+{
+	const struct ltap_textrec *t = r->data;
+	if (strncmp(ltap_proc_comm(ctx->proc, t->tid), t->comm, 15) != 0 || t->tgid >= 0) {
+		ltap_proc_update(ctx->proc, t->tid, t->tgid, t->comm);
+		ltap_event_forget_comm(ctx, t->tid);
+	}
+}
+
+static int session_text_attach(struct ltap_ctx *ctx)
+{
+	ctx->text = ltap_textsrc_open(ctx->opt.input, session_text_id, ctx);
+	if (!ctx->text) {
+		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(errno));
+		return -1;
+	}
+	if (ltap_loop_add_stream(ctx->loop, ltap_textsrc_stream(ctx->text)))
+		return -1;
+	ctx->start_time = ltap_textsrc_first_ts(ctx->text);
+	ctx->trace_now = ctx->start_time;
+	return 0;
+}
+
 int ltap_session_replay_attach(struct ltap_ctx *ctx)
 {
 	struct ltap_stream **ss;
-	int n = ltap_replay_streams(ctx->replay, &ss);
+	int n;
 
 	if (ctx->opt.pid || ctx->opt.command) {
 		ltap_err("replay: -p and -c need a live run, not --input");
 		return -1;
 	}
+	if (ctx->text_mode)
+		return session_text_attach(ctx);
+	n = ltap_replay_streams(ctx->replay, &ss);
 	if (ctx->nprobes && ltap_probes_attach(ctx))
 		return -1;
 	for (int i = 0; i < n; i++)
@@ -61,9 +167,15 @@ void ltap_session_replay_run(struct ltap_ctx *ctx)
 	uint64_t end;
 
 	ltap_loop_replay(ctx->loop);
-	end = ltap_replay_end(ctx->replay);
+	end = ctx->replay ? ltap_replay_end(ctx->replay) : 0;
 	if (!ctx->failed && !ctx->exit_called)
 		ltap_loop_finish(ctx->loop, end ? end : ctx->trace_now);
+	if (ctx->text) {
+		long first, bad = ltap_textsrc_malformed(ctx->text, &first);
+		if (bad)
+			ltap_warn("replay: %ld line%s of %s %s not an event (the first: line %ld)", bad,
+				  bad == 1 ? "" : "s", ctx->opt.input, bad == 1 ? "is" : "are", first);
+	}
 }
 
 int ltap_session_record_start(struct ltap_ctx *ctx, int64_t offset)
@@ -141,4 +253,14 @@ void ltap_session_close(struct ltap_ctx *ctx)
 	}
 	ltap_replay_close(ctx->replay);
 	ctx->replay = NULL;
+	if (ctx->text)
+		ltap_textsrc_close(ctx->text);
+	ctx->text = NULL;
+	for (int i = 1; ctx->text_names && i <= ctx->ntext; i++)
+		free(ctx->text_names[i]);
+	free(ctx->text_names);
+	ctx->text_names = NULL;
+	if (ctx->text_tep)
+		tep_free(ctx->text_tep);
+	ctx->text_tep = NULL;
 }

@@ -29,8 +29,8 @@ run_ltap $WORK/out $WORK/err --input $WORK/nothere.dat -e 'probe("x:y", function
 expect_eq "missing file exit" 1 "$RC"
 expect_grep "missing file" "replay: cannot read .*nothere.dat: No such file or directory" $WORK/err
 : > $WORK/empty.dat
-run_ltap $WORK/out $WORK/err --input $WORK/empty.dat -e ''
-expect_grep "empty file" "replay: cannot read .*empty.dat: not a trace.dat file" $WORK/err
+run_ltap $WORK/out $WORK/err --input $WORK/empty.dat -e 'finish(function() print("empty ok") end)'
+expect_eq "an empty file is an empty text trace" "empty ok" "$(cat $WORK/out)"
 head -c 5000 $WORK/r.dat > $WORK/cut.dat
 run_ltap $WORK/out $WORK/err --input $WORK/cut.dat -e ''
 expect_grep "truncated file" "replay: cannot read .*cut.dat: not a trace.dat file" $WORK/err

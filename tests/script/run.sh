@@ -18,6 +18,10 @@ cat "$work/err"
 fail=0
 if [ $rc -ne 0 ]; then echo "FAIL: exit $rc"; fail=1; fi
 if ! diff -u "$expected" "$work/out"; then echo "FAIL: output differs from $(basename "$expected")"; fail=1; fi
+# SCRIPT.stderr, when there is one: the messages expected on standard error
+if [ -e "${script%.lua}.stderr" ] && ! diff -u "${script%.lua}.stderr" "$work/err"; then
+  echo "FAIL: standard error differs from $(basename "${script%.lua}.stderr")"; fail=1
+fi
 if compgen -G "$work/asan.*" >/dev/null || compgen -G "$work/ubsan.*" >/dev/null; then cat "$work"/asan.* "$work"/ubsan.*; echo "FAIL: sanitizer reports"; fail=1; fi
 [ $fail -eq 0 ] && echo "PASS $(basename "$script")"
 exit $fail

@@ -1,0 +1,263 @@
+/* src_text.c: trace / trace_pipe text, line by line. */
+#include "src_text.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ltap_textsrc {
+	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
+	FILE *f;
+	int own;
+	char *line;
+	size_t cap;
+	long lineno, malformed, first_bad;
+	uint64_t first_ts;
+	int (*id_of)(void *ud, const char *event);
+	void *ud;
+	struct ltap_textrec rec;
+	char info[8192];
+};
+
+/* "[001]": the CPU column; returns the position after ']' or NULL */
+static char *cpu_column(char *s, int *cpu)
+{
+	for (char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
+		char *q = p + 1;
+		if (!isdigit((unsigned char)*q) || p == s || p[-1] != ' ')
+			continue;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q == ']') {
+			*cpu = atoi(p + 1);
+			*p = 0;
+			return q + 1;
+		}
+	}
+	return NULL;
+}
+
+/* "  comm-pid (tgid) " before the CPU column */
+static int task_column(char *s, struct ltap_textrec *r)
+{
+	char *end = s + strlen(s), *dash;
+
+	while (end > s && end[-1] == ' ')
+		*--end = 0;
+	r->tgid = -1;
+	if (end > s && end[-1] == ')') {
+		char *open = strrchr(s, '(');
+		if (!open)
+			return -1;
+		r->tgid = strcmp(open + 1, "-------)") == 0 ? -1 : atoi(open + 1);
+		*open = 0;
+		end = open;
+		while (end > s && end[-1] == ' ')
+			*--end = 0;
+	}
+	while (*s == ' ')
+		s++;
+	dash = strrchr(s, '-');
+	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
+		return -1;
+	*dash = 0;
+	r->tid = (int32_t)atoi(dash + 1);
+	r->comm = s;
+	return 0;
+}
+
+/* "key=value key=value": a value runs to the next " key=" */
+static void kv_fields(char *s, struct ltap_textrec *r)
+{
+	char *p = s;
+
+	r->nfields = 0;
+	while (*p && r->nfields < LTAP_TEXT_FIELDS) {
+		char *k = p, *eq, *next, *v;
+		while (*k == ' ')
+			k++;
+		eq = k;
+		while (isalnum((unsigned char)*eq) || *eq == '_')
+			eq++;
+		if (eq == k || *eq != '=') {
+			/* not a field: skip a word */
+			p = strchr(k, ' ');
+			if (!p)
+				break;
+			continue;
+		}
+		*eq = 0;
+		v = eq + 1;
+		next = v;
+		for (;;) {
+			char *sp = strchr(next, ' '), *q;
+			if (!sp) {
+				next = NULL;
+				break;
+			}
+			q = sp + 1;
+			while (isalnum((unsigned char)*q) || *q == '_')
+				q++;
+			if (q > sp + 1 && *q == '=') {
+				*sp = 0;
+				next = sp + 1;
+				break;
+			}
+			next = sp + 1;
+		}
+		r->fields[r->nfields].key = k;
+		r->fields[r->nfields].value = v;
+		r->nfields++;
+		if (!next)
+			break;
+		p = next;
+	}
+}
+
+static int text_parse(struct ltap_textsrc *t, char *line)
+{
+	struct ltap_textrec *r = &t->rec;
+	char *rest, *tok, *colon;
+	double ts;
+	int cpu;
+
+	line[strcspn(line, "\n")] = 0;
+	if (line[0] == '#' || !line[strspn(line, " \t")])
+		return 1; /* a header or an empty line: not an event, not malformed */
+	rest = cpu_column(line, &cpu);
+	if (!rest || task_column(line, r))
+		return -1;
+	/* [irq flags] timestamp: */
+	for (int i = 0; i < 2; i++) {
+		char *end;
+		while (*rest == ' ')
+			rest++;
+		tok = rest;
+		rest = strchr(tok, ' ');
+		if (!rest)
+			return -1;
+		*rest++ = 0;
+		ts = strtod(tok, &end);
+		if (end != tok && *end == ':' && end[1] == 0 && strchr(tok, '.'))
+			break;
+		if (i == 1)
+			return -1;
+	}
+	while (*rest == ' ')
+		rest++;
+	colon = strchr(rest, ':');
+	if (!colon || colon == rest)
+		return -1;
+	*colon = 0;
+	r->event = rest;
+	r->info = colon + 1 + (colon[1] == ' ');
+	r->id = (uint16_t)t->id_of(t->ud, r->event);
+	if (!r->id)
+		return 1;
+	t->s.cur.ts = (uint64_t)(ts * 1e9 + 0.5);
+	t->s.cur.cpu = cpu;
+	t->s.cur.data = r;
+	t->s.cur.size = (int)sizeof *r;
+	r->line = t->lineno;
+	/* tostring(e) shows the line's own rendering; the fields are cut out of
+	 * the line itself, which stays until the next advance */
+	snprintf(t->info, sizeof t->info, "%s", r->info);
+	kv_fields((char *)r->info, r);
+	r->info = t->info;
+	return 0;
+}
+
+static void text_advance(struct ltap_stream *s)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)s;
+	ssize_t n;
+
+	s->has = 0;
+	while ((n = getline(&t->line, &t->cap, t->f)) > 0) {
+		int r;
+		t->lineno++;
+		/* binary noise: a NUL inside the line */
+		r = memchr(t->line, 0, (size_t)n) ? -1 : text_parse(t, t->line);
+		if (r == 0) {
+			if (!t->first_ts)
+				t->first_ts = s->cur.ts ? s->cur.ts : 1;
+			s->has = 1;
+			return;
+		}
+		if (r < 0 && t->malformed++ == 0)
+			t->first_bad = t->lineno;
+	}
+}
+
+static int text_fill(struct ltap_stream *s)
+{
+	(void)s;
+	return 0;
+}
+
+static const struct ltap_stream_ops text_ops = {
+	.fill = text_fill,
+	.advance = text_advance,
+};
+
+struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, const char *event), void *ud)
+{
+	struct ltap_textsrc *t = calloc(1, sizeof *t);
+
+	if (!t)
+		return NULL;
+	if (strcmp(path, "-") == 0) {
+		t->f = stdin;
+	} else {
+		t->f = fopen(path, "r");
+		t->own = 1;
+	}
+	if (!t->f) {
+		int e = errno;
+		free(t);
+		errno = e;
+		return NULL;
+	}
+	t->s.ops = &text_ops;
+	t->s.fd = -1;
+	t->id_of = id_of;
+	t->ud = ud;
+	text_advance(&t->s);
+	return t;
+}
+
+void ltap_textsrc_close(struct ltap_textsrc *t)
+{
+	if (!t)
+		return;
+	if (t->own)
+		fclose(t->f);
+	free(t->line);
+	free(t);
+}
+
+struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t)
+{
+	return &t->s;
+}
+
+long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first)
+{
+	*first = t->first_bad;
+	return t->malformed;
+}
+
+uint64_t ltap_textsrc_first_ts(struct ltap_textsrc *t)
+{
+	return t->first_ts;
+}
+
+const char *ltap_textrec_field(const struct ltap_textrec *r, const char *key)
+{
+	for (int i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, key) == 0)
+			return r->fields[i].value;
+	return NULL;
+}

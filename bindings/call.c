@@ -53,11 +53,19 @@ static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
 static void call_on_signal(int sig)
 {
 	struct ltap_ctx *ctx = signal_ctx;
-	(void)sig;
 
 	if (!ctx)
 		return;
-	ctx->sigints++;
+	if (ctx->on_interrupt && sig == SIGINT && ctx->interrupts + ctx->interrupts_pending < 3) {
+		/* the script decides: its handler runs between batches; from the
+		 * fourth SIGINT on, the default (a second one ends the run at once)
+		 * is back, so ^C always gets out */
+		ctx->interrupts_pending++;
+		if (ctx->loop)
+			ltap_loop_wake(ctx->loop);
+		return;
+	}
+	ctx->sigints += ctx->on_interrupt ? 2 : 1;
 	if (ctx->sigints == 1) {
 		ctx->sig_time = ltap_now();
 		ctx->sig_call_seq = ctx->call_seq;
@@ -144,4 +152,43 @@ void ltap_report_flush(struct ltap_ctx *ctx)
 		ltap_call(ctx, 0, 0);
 	else
 		lua_pop(L, 1);
+}
+
+/* ltap.on_interrupt(FN): FN(count, seconds since the previous SIGINT) runs,
+ * in order with the events, for every SIGINT; it returns nothing to go on,
+ * "stop" to end the run as a SIGINT would (finish hooks run), or "quit" to
+ * end it at once without them. */
+int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
+{
+	lua_State *L = ctx->L;
+	int ends = 0;
+
+	while (ctx->interrupts_pending > 0 && !ends) {
+		uint64_t now = ltap_now();
+		const char *what;
+		ctx->interrupts_pending--;
+		ctx->interrupts++;
+		lua_getfield(L, LUA_REGISTRYINDEX, "ltap.on_interrupt");
+		lua_pushinteger(L, ctx->interrupts);
+		lua_pushnumber(L, ctx->last_interrupt ? (double)(now - ctx->last_interrupt) / 1e9 : 1e9);
+		ctx->last_interrupt = now;
+		ltap_event_clear(ctx);
+		if (ltap_call(ctx, 2, 1) != 0)
+			return 1;
+		what = lua_tostring(L, -1);
+		if (what && strcmp(what, "quit") == 0) {
+			ctx->quit = 1;
+			ends = 1;
+			if (ctx->loop)
+				ltap_loop_halt(ctx->loop);
+		} else if (what && strcmp(what, "stop") == 0) {
+			ends = 1;
+			if (ctx->loop)
+				ltap_loop_stop(ctx->loop);
+		}
+		lua_pop(L, 1);
+		ltap_report_flush(ctx);
+		fflush(stdout);
+	}
+	return ends;
 }

@@ -156,6 +156,13 @@ static void ctx_child(void *ud)
 		ltap_loop_stop(ctx->loop);
 }
 
+static void ctx_batch(void *ud)
+{
+	struct ltap_ctx *ctx = ud;
+	if (ctx->interrupts_pending)
+		ltap_interrupt_dispatch(ctx);
+}
+
 static int ctx_targets(struct ltap_ctx *ctx)
 {
 	pid_t *tids = NULL;
@@ -192,6 +199,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		.event = ltap_dispatch_event,
 		.timer = ltap_dispatch_timer,
 		.child = ctx_child,
+		.batch = ctx_batch,
 	};
 	struct ltap_loop_hooks h = hooks;
 	struct ltap_stream **ss;
@@ -365,7 +373,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 			ctx->failed = 1;
 	}
 	ctx_report_lost(ctx);
-	if (!ctx->failed && ctx->sigints < 2)
+	if (!ctx->failed && ctx->sigints < 2 && !ctx->quit)
 		ltap_run_hooks(ctx, "ltap.finish");
 	fflush(stdout);
 	if (ctx->sigints >= 2)

@@ -116,6 +116,11 @@ struct ltap_ctx {
 	volatile unsigned sig_call_seq;
 	unsigned call_seq;
 	int in_call;
+	int on_interrupt;   /* ltap.on_interrupt(FN): the script handles SIGINT */
+	volatile int interrupts_pending;
+	int interrupts;     /* handled so far */
+	uint64_t last_interrupt;
+	int quit;           /* the handler said "quit": no finish hooks */
 	int interrupted;
 	int was_interrupted; /* a handler was stopped by SIGINT */
 };
@@ -139,6 +144,8 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres);
 /* pushes the traceback message handler; returns its stack index */
 int ltap_push_msghandler(lua_State *L);
 void ltap_report_flush(struct ltap_ctx *ctx);
+/* runs the script's SIGINT handler for the signals that came; 1 when the run ends */
+int ltap_interrupt_dispatch(struct ltap_ctx *ctx);
 void ltap_signals_install(struct ltap_ctx *ctx);
 void ltap_signals_restore(void);
 

@@ -192,6 +192,16 @@ static int probe_mark(lua_State *L)
 	return 0;
 }
 
+static int probe_on_interrupt(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	lua_pushvalue(L, 1);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.on_interrupt");
+	ctx->on_interrupt = 1;
+	return 0;
+}
+
 /* ltap.set_command(CMD): what -c CMD does, for scripts that take the command
  * as their own argument (ltap timeline -c CMD ...). Load time only. */
 static int probe_set_command(lua_State *L)
@@ -239,6 +249,8 @@ void ltap_open_probe(lua_State *L)
 	lua_setfield(L, -2, "set_command");
 	lua_pushcfunction(L, probe_mark);
 	lua_setfield(L, -2, "mark");
+	lua_pushcfunction(L, probe_on_interrupt);
+	lua_setfield(L, -2, "on_interrupt");
 	lua_pop(L, 1);
 }
 

@@ -126,6 +126,15 @@ void ltap_session_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r)
 	}
 }
 
+/* a read of standard input (trace_pipe) interrupted by SIGINT */
+static int session_text_signal(void *ud)
+{
+	struct ltap_ctx *ctx = ud;
+	if (!ctx->on_interrupt)
+		return 1;
+	return ltap_interrupt_dispatch(ctx);
+}
+
 static int session_text_attach(struct ltap_ctx *ctx)
 {
 	ctx->text = ltap_textsrc_open(ctx->opt.input, session_text_id, ctx);
@@ -133,6 +142,7 @@ static int session_text_attach(struct ltap_ctx *ctx)
 		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(errno));
 		return -1;
 	}
+	ltap_textsrc_on_signal(ctx->text, session_text_signal, ctx);
 	if (ltap_loop_add_stream(ctx->loop, ltap_textsrc_stream(ctx->text)))
 		return -1;
 	ctx->start_time = ltap_textsrc_first_ts(ctx->text);

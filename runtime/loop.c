@@ -135,13 +135,18 @@ void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered)
 	loop->ordered = ordered;
 }
 
-void ltap_loop_stop(struct ltap_loop *loop)
+void ltap_loop_wake(struct ltap_loop *loop)
 {
 	uint64_t one = 1;
-	loop->stopping = 1;
 	if (write(loop->wakefd, &one, sizeof one) < 0) {
-		/* the eventfd is only a wake-up: the flag already says it all */
+		/* the eventfd is only a wake-up: the caller's flag says it all */
 	}
+}
+
+void ltap_loop_stop(struct ltap_loop *loop)
+{
+	loop->stopping = 1;
+	ltap_loop_wake(loop);
 }
 
 void ltap_loop_halt(struct ltap_loop *loop)
@@ -284,6 +289,8 @@ int ltap_loop_run(struct ltap_loop *loop)
 		if (loop_fill_all(loop))
 			return -EIO;
 		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK);
+		if (loop->hooks.batch)
+			loop->hooks.batch(loop->hooks.ud);
 	}
 	return 0;
 }

@@ -17,6 +17,8 @@ struct ltap_loop_hooks {
 	int (*timer)(void *ud, int id, uint64_t at);
 	/* SIGCHLD arrived (read from a signalfd). */
 	void (*child)(void *ud);
+	/* After each batch of ltap_loop_run (optional). */
+	void (*batch)(void *ud);
 };
 
 /* CLOCK_MONOTONIC in ns: the live trace clock. */
@@ -40,6 +42,8 @@ int ltap_loop_run(struct ltap_loop *loop);
 void ltap_loop_replay(struct ltap_loop *loop);
 /* Async-signal-safe: asks ltap_loop_run to return after the current batch. */
 void ltap_loop_stop(struct ltap_loop *loop);
+/* Async-signal-safe: wakes ltap_loop_run for a batch, without stopping it. */
+void ltap_loop_wake(struct ltap_loop *loop);
 /* Stops dispatching at once (exit(), a script error). */
 void ltap_loop_halt(struct ltap_loop *loop);
 int ltap_loop_halted(struct ltap_loop *loop);

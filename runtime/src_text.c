@@ -19,7 +19,15 @@ struct ltap_textsrc {
 	void *ud;
 	struct ltap_textrec rec;
 	char info[8192];
+	int (*on_signal)(void *ud);
+	void *sig_ud;
 };
+
+void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *ud)
+{
+	t->on_signal = fn;
+	t->sig_ud = ud;
+}
 
 /* "[001]": the CPU column; returns the position after ']' or NULL */
 static char *cpu_column(char *s, int *cpu)
@@ -173,10 +181,20 @@ static void text_advance(struct ltap_stream *s)
 {
 	struct ltap_textsrc *t = (struct ltap_textsrc *)s;
 	ssize_t n;
+	int r;
 
 	s->has = 0;
-	while ((n = getline(&t->line, &t->cap, t->f)) > 0) {
-		int r;
+	for (;;) {
+		errno = 0;
+		n = getline(&t->line, &t->cap, t->f);
+		if (n < 0 && errno == EINTR) {
+			clearerr(t->f);
+			if (t->on_signal && t->on_signal(t->sig_ud))
+				return;
+			continue;
+		}
+		if (n <= 0)
+			return;
 		t->lineno++;
 		/* binary noise: a NUL inside the line */
 		r = memchr(t->line, 0, (size_t)n) ? -1 : text_parse(t, t->line);

@@ -30,6 +30,9 @@ struct ltap_textsrc;
  * 0 for events no probe wants (their lines are skipped). NULL with errno. */
 struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, const char *event), void *ud);
 void ltap_textsrc_close(struct ltap_textsrc *t);
+/* A read interrupted by a signal calls fn (a pipe from trace_pipe waits in
+ * read); fn returns non-zero to end the input there. */
+void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *ud);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);

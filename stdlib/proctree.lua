@@ -36,6 +36,18 @@ if ltap.live then
   p:close()
 end
 
+-- the -c command was forked by ltap before any probe was on
+begin(function()
+  local f = io.open("/proc/self/stat")
+  local self = f and tonumber(f:read("a"):match("^(%d+)"))
+  if f then f:close() end
+  local t = ltap.target
+  if ltap.live and t and t > 0 and not procs[t] then
+    procs[t] = {pid = t, comm = "ltap", ppid = self}
+    if self and not procs[self] then procs[self] = {pid = self, comm = "ltap", ppid = nil} end
+  end
+end)
+
 probe("sched:sched_process_fork", function(e)
   local parent = e.parent_pid
   local pp = procs[parent]
@@ -45,17 +57,28 @@ probe("sched:sched_process_exec", function(e)
   local p = procs[e.pid]
   if not p then p = {pid = e.pid}; procs[e.pid] = p end
   p.comm = e.comm
+  -- forked before the probes were on (a -c command): its parent from /proc
+  if not p.ppid and ltap.live then p.ppid = select(2, read_stat(e.pid)) end
 end)
 probe("sched:sched_process_exit", "group_dead == 1", function(e)
   local p = procs[e.pid]
   if p then p.exit = e.time end
 end)
 
-function M.get(pid) return procs[pid] end
+-- a process seen before its fork or exec event (a -c command renamed by
+-- exec before the exec event): /proc, while it still runs
+function M.get(pid)
+  local p = procs[pid]
+  if not p and ltap.live and pid then
+    local comm, ppid = read_stat(pid)
+    if comm then p = {pid = pid, comm = comm, ppid = ppid}; procs[pid] = p end
+  end
+  return p
+end
 
 function M.ancestors(pid)
   local out, seen = {}, {}
-  while pid and procs[pid] and not seen[pid] do
+  while pid and M.get(pid) and not seen[pid] do
     seen[pid] = true
     out[#out + 1] = pid
     pid = procs[pid].ppid

@@ -15,7 +15,12 @@ snapshot() {
 
 kill_started() { for p in "${STARTED[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
 
-fail() { echo "FAIL: $*"; exit 1; }
+# a failure shows what ltap said last, so a CI log tells why
+fail() {
+  echo "FAIL: $*"
+  if [ -s "$WORK/err" ]; then echo "--- ltap's last stderr:"; tail -20 "$WORK/err"; fi
+  exit 1
+}
 
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() { [ "$2" == "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1 = $2"; }

@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"       ltap [OPTIONS] -e 'CODE' [ARGS...]         run a one-liner\n"
 	"       ltap list [-v] [GLOB]                      list events ('kmem:*'), -v with fields\n"
 	"       ltap list [-v] 'usdt:PATH:*' | 'u:PATH:GLOB'  SDT markers (-v: arguments) or functions\n"
+	"       ltap replay FILE SCRIPT [ARGS...]          run a script over a saved trace\n"
 	"       ltap scripts                               list the bundled scripts\n"
 	"       ltap --check                               what this machine supports\n"
 	"\n"
@@ -35,13 +36,16 @@ static const char usage_text[] =
 	"  -b SIZE        ring buffer size per CPU (default 8M)\n"
 	"  --unordered    dispatch events per CPU as read, not in time order (faster)\n"
 	"  --format json  every report (timer run, begin/finish hook) as one JSON line\n"
-	"  --input FILE   replay a saved trace (trace.dat of trace-cmd or ltap --record)\n"
+	"  --input FILE   replay a saved trace: a trace.dat (trace-cmd, ltap --record),\n"
+	"                 or trace/trace_pipe text (- for standard input)\n"
 	"  --record FILE  also save the events of this live run as a trace.dat\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"Script functions: probe(EVENT, [FILTER,] FN), every(INTERVAL, FN), after(DELAY, FN),\n"
-	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]).\n"
+	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]),\n"
+	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]).\n"
+	"Probe specs: SYS:EVENT, u:PATH:FUNC, ur:PATH:FUNC, usdt:PATH:NAME, k:FUNC.\n"
 	"See README.md for the event object and examples.\n";
 
 static int usage(FILE *out, int code)

@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <lauxlib.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +39,6 @@ static struct ltap_counter_ud *counter_check(lua_State *L)
 	return luaL_checkudata(L, 1, COUNTER_MT);
 }
 
-static void push_count(lua_State *L, double v)
-{
-	if (v == floor(v) && fabs(v) < 9e15)
-		lua_pushinteger(L, (lua_Integer)v);
-	else
-		lua_pushnumber(L, v);
-}
-
 /* c:read() -> total, delta since the last read (scaled when multiplexed);
  * nil, "not supported" for a counter this machine lacks */
 static int counter_read(lua_State *L)
@@ -62,8 +53,8 @@ static int counter_read(lua_State *L)
 	}
 	if (ltap_counter_read(u->c, &v))
 		return luaL_error(L, "counter %s: read failed: %s", u->name, strerror(errno));
-	push_count(L, v.scaled);
-	push_count(L, v.scaled - u->last);
+	ltap_push_exact(L, v.scaled);
+	ltap_push_exact(L, v.scaled - u->last);
 	u->last = v.scaled;
 	return 2;
 }
@@ -91,7 +82,7 @@ static int counter_info(lua_State *L)
 	lua_setfield(L, -2, "enabled");
 	lua_pushinteger(L, (lua_Integer)v.running);
 	lua_setfield(L, -2, "running");
-	push_count(L, v.scaled);
+	ltap_push_exact(L, v.scaled);
 	lua_setfield(L, -2, "scaled");
 	return 1;
 }
@@ -190,37 +181,31 @@ static int counter_measure(lua_State *L)
 	const char *cmd = luaL_checkstring(L, 1);
 	int n, e, status = 0;
 	struct ltap_child child = {.gate_fd = -1, .err_fd = -1};
-	struct ltap_counter **cs;
+	struct { struct ltap_counter *c; uint32_t type; uint64_t config; } *cs;
 	uint64_t t0, t1;
 
 	luaL_checktype(L, 2, LUA_TTABLE);
 	n = (int)lua_rawlen(L, 2);
 	cs = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *cs, 0); /* freed by the GC */
 	memset(cs, 0, (size_t)(n + 1) * sizeof *cs);
+	/* every name resolved before the command starts */
 	for (int i = 0; i < n; i++) {
-		uint32_t type;
-		uint64_t config;
 		char err[256];
 		lua_rawgeti(L, 2, i + 1);
-		if (ltap_counter_resolve(luaL_checkstring(L, -1), &type, &config, err, sizeof err))
+		if (ltap_counter_resolve(luaL_checkstring(L, -1), &cs[i].type, &cs[i].config, err, sizeof err))
 			return luaL_error(L, "measure: %s", err);
 		lua_pop(L, 1);
 	}
 	if ((e = ltap_target_spawn(cmd, &child)) != 0)
 		return luaL_error(L, "measure: cannot start '%s': %s", cmd, strerror(-e));
 	for (int i = 0; i < n; i++) {
-		uint32_t type;
-		uint64_t config;
-		char err[256];
-		lua_rawgeti(L, 2, i + 1);
-		ltap_counter_resolve(lua_tostring(L, -1), &type, &config, err, sizeof err);
-		lua_pop(L, 1);
-		cs[i] = ltap_counter_open(type, config, child.pid, 1);
-		if (!cs[i] && !ltap_counter_unsupported(errno)) {
+		cs[i].c = ltap_counter_open(cs[i].type, cs[i].config, child.pid, 1);
+		if (!cs[i].c && !ltap_counter_unsupported(errno)) {
 			e = errno;
 			ltap_target_abort(&child);
 			for (int k = 0; k < i; k++)
-				ltap_counter_close(cs[k]);
+				ltap_counter_close(cs[k].c);
+			lua_rawgeti(L, 2, i + 1);
 			return luaL_error(L, "measure: counter %s: %s", lua_tostring(L, -1), strerror(e));
 		}
 	}
@@ -236,7 +221,7 @@ static int counter_measure(lua_State *L)
 	t1 = ltap_now();
 	if (e) {
 		for (int i = 0; i < n; i++)
-			ltap_counter_close(cs[i]);
+			ltap_counter_close(cs[i].c);
 		return luaL_error(L, "measure: cannot run '%s': %s", cmd, strerror(-e));
 	}
 	lua_createtable(L, 0, 3);
@@ -251,13 +236,13 @@ static int counter_measure(lua_State *L)
 	for (int i = 0; i < n; i++) {
 		struct ltap_counter_value v;
 		lua_rawgeti(L, 2, i + 1);
-		if (cs[i] && ltap_counter_read(cs[i], &v) == 0)
-			push_count(L, v.scaled);
+		if (cs[i].c && ltap_counter_read(cs[i].c, &v) == 0)
+			ltap_push_exact(L, v.scaled);
 		else
 			lua_pushboolean(L, 0);
 		lua_rawset(L, -3);
-		ltap_counter_close(cs[i]);
-		cs[i] = NULL;
+		ltap_counter_close(cs[i].c);
+		cs[i].c = NULL;
 	}
 	lua_setfield(L, -2, "counts");
 	return 1;
@@ -299,7 +284,7 @@ static int counter_percpu(lua_State *L)
 	lua_newtable(L);
 	for (int i = 0; u->c && ltap_counter_read_one(u->c, i, &cpu, &v) == 0; i++)
 		if (cpu >= 0) {
-			push_count(L, v.scaled);
+			ltap_push_exact(L, v.scaled);
 			lua_rawseti(L, -2, cpu);
 		}
 	return 1;

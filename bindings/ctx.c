@@ -121,7 +121,6 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_catalog_close(ctx->cat);
 	ltap_session_close(ctx); /* after the catalog: it borrows the trace's formats */
 	ltap_proc_free(ctx->proc);
-	free(ctx->own_command);
 	free(ctx);
 }
 

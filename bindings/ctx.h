@@ -74,7 +74,6 @@ struct ltap_ctx {
 	struct ltap_catalog *cat;
 	struct ltap_instance *inst;
 	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
-	char *own_command;            /* opt.command when the script set it */
 	struct ltap_counter_ud *counters; /* counter() declarations, opened at attach */
 	struct ltap_replay *replay;   /* --input FILE: a trace.dat */
 	int text_mode;                /* --input FILE is trace / trace_pipe text */
@@ -193,6 +192,8 @@ struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const ch
 void ltap_open_uprobe(lua_State *L);
 /* stats.c, names.c */
 void ltap_open_stats(lua_State *L);
+/* v as a Lua integer when it is one (counts print as 38, not 38.0) */
+void ltap_push_exact(lua_State *L, double v);
 void ltap_open_names(lua_State *L);
 /* profile.c: profile(), and the perf rings of a run */
 void ltap_open_profile(lua_State *L);

@@ -213,13 +213,13 @@ static int probe_set_command(lua_State *L)
 		return luaL_error(L, "set_command: only while the script loads");
 	if (ctx->opt.pid)
 		return luaL_error(L, "set_command: -p and a command cannot be used together");
-	if (ctx->opt.command && !ctx->own_command)
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.command");
+	if (ctx->opt.command && lua_isnil(L, -1))
 		return luaL_error(L, "set_command: -c '%s' was given already", ctx->opt.command);
-	free(ctx->own_command);
-	ctx->own_command = strdup(cmd);
-	if (!ctx->own_command)
-		return luaL_error(L, "out of memory");
-	ctx->opt.command = ctx->own_command;
+	/* kept alive in the registry, as ltap.options{command=} does */
+	lua_pushvalue(L, 1);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.command");
+	ctx->opt.command = cmd;
 	return 0;
 }
 

@@ -44,27 +44,14 @@ static int session_text_id(void *ud, const char *event)
 	return 0;
 }
 
-/* trace.dat files start with this; anything else is taken for text */
-static int session_is_tracedat(const char *path)
-{
-	char magic[10] = "";
-	FILE *f;
-
-	if (strcmp(path, "-") == 0 || !(f = fopen(path, "rb")))
-		return 0;
-	if (fread(magic, 1, sizeof magic, f) != sizeof magic)
-		magic[0] = 0;
-	fclose(f);
-	return memcmp(magic, "\x17\x08\x44tracing", 10) == 0;
-}
-
 int ltap_session_replay_open(struct ltap_ctx *ctx)
 {
 	if (strcmp(ctx->opt.input, "-") != 0 && access(ctx->opt.input, R_OK) < 0) {
 		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(errno));
 		return -1;
 	}
-	if (!session_is_tracedat(ctx->opt.input)) {
+	/* anything that is not a trace.dat is taken for text */
+	if (strcmp(ctx->opt.input, "-") == 0 || !ltap_replay_is_tracedat(ctx->opt.input)) {
 		/* text: opened at attach, once the probes say which events matter */
 		ctx->text_tep = tep_alloc();
 		ctx->cat = ctx->text_tep ? ltap_catalog_from_tep(ctx->text_tep) : NULL;

@@ -497,13 +497,18 @@ static int stats_row(lua_State *L)
 	return 2;
 }
 
-/* a bucket bound: an integer when it is one, so labels read [4K, 8K) */
-static void set_bound(lua_State *L, const char *name, lua_Number v, const char *open_name, int open)
+void ltap_push_exact(lua_State *L, double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
 		lua_pushinteger(L, (lua_Integer)v);
 	else
 		lua_pushnumber(L, v);
+}
+
+/* a bucket bound: an integer when it is one, so labels read [4K, 8K) */
+static void set_bound(lua_State *L, const char *name, lua_Number v, const char *open_name, int open)
+{
+	ltap_push_exact(L, v);
 	lua_setfield(L, -2, name);
 	lua_pushboolean(L, open);
 	lua_setfield(L, -2, open_name);

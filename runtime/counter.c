@@ -16,8 +16,7 @@
 
 struct ltap_counter {
 	int n;
-	int cpus[1024]; /* the CPU of each fd, -1 for a process counter */
-	int fds[];
+	struct { int fd, cpu; } fds[]; /* cpu -1 for a process counter */
 };
 
 static const struct { const char *name; uint32_t type; uint64_t config; } named[] = {
@@ -108,10 +107,7 @@ static int counter_fd(uint32_t type, uint64_t config, pid_t pid, int cpu, int on
 struct ltap_counter *ltap_counter_open(uint32_t type, uint64_t config, pid_t pid, int on_exec)
 {
 	int ncpu = pid > 0 ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
-
-	if (ncpu > 1024)
-		ncpu = 1024;
-	struct ltap_counter *c = calloc(1, sizeof *c + (size_t)ncpu * sizeof(int));
+	struct ltap_counter *c = calloc(1, sizeof *c + (size_t)ncpu * sizeof c->fds[0]);
 
 	if (!c)
 		return NULL;
@@ -125,8 +121,8 @@ struct ltap_counter *ltap_counter_open(uint32_t type, uint64_t config, pid_t pid
 			errno = e;
 			return NULL;
 		}
-		c->cpus[c->n] = pid > 0 ? -1 : cpu;
-		c->fds[c->n++] = fd;
+		c->fds[c->n].cpu = pid > 0 ? -1 : cpu;
+		c->fds[c->n++].fd = fd;
 	}
 	if (!c->n) {
 		free(c);
@@ -141,7 +137,7 @@ void ltap_counter_close(struct ltap_counter *c)
 	if (!c)
 		return;
 	for (int i = 0; i < c->n; i++)
-		close(c->fds[i]);
+		close(c->fds[i].fd);
 	free(c);
 }
 
@@ -172,7 +168,7 @@ int ltap_counter_read(struct ltap_counter *c, struct ltap_counter_value *v)
 {
 	memset(v, 0, sizeof *v);
 	for (int i = 0; i < c->n; i++)
-		if (counter_add(c->fds[i], v))
+		if (counter_add(c->fds[i].fd, v))
 			return -errno;
 	counter_scale(v);
 	return 0;
@@ -183,8 +179,8 @@ int ltap_counter_read_one(struct ltap_counter *c, int n, int *cpu, struct ltap_c
 	memset(v, 0, sizeof *v);
 	if (n < 0 || n >= c->n)
 		return -1;
-	*cpu = c->cpus[n];
-	if (counter_add(c->fds[n], v))
+	*cpu = c->fds[n].cpu;
+	if (counter_add(c->fds[n].fd, v))
 		return -errno;
 	counter_scale(v);
 	return 0;
@@ -193,7 +189,7 @@ int ltap_counter_read_one(struct ltap_counter *c, int n, int *cpu, struct ltap_c
 int ltap_counter_enable(struct ltap_counter *c)
 {
 	for (int i = 0; i < c->n; i++)
-		if (ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+		if (ioctl(c->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "record.h"
 
 #include "log.h"
+#include "src_replay.h"
 #include "tracefs_dir.h"
 
 #include <errno.h>
@@ -201,7 +202,7 @@ int ltap_recorder_close(struct ltap_recorder *r, const char *const *events, int 
 		ltap_recorder_abort(r);
 		return -1;
 	}
-	put(&o, "\x17\x08\x44tracing", 10);
+	put(&o, LTAP_TRACEDAT_MAGIC, 10);
 	put(&o, "6", 2);
 	put(&o, "\0", 1);                 /* little endian */
 	put(&o, &(char){(char)sizeof(long)}, 1);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <event-parse.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -204,4 +205,17 @@ const char *ltap_replay_comm(struct ltap_replay *r, int pid)
 	if (!tep_is_pid_registered(r->tep, pid))
 		return NULL;
 	return tep_data_comm_from_pid(r->tep, pid);
+}
+
+int ltap_replay_is_tracedat(const char *path)
+{
+	char magic[10] = "";
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return 0;
+	if (fread(magic, 1, sizeof magic, f) != sizeof magic)
+		magic[0] = 0;
+	fclose(f);
+	return memcmp(magic, LTAP_TRACEDAT_MAGIC, sizeof magic) == 0;
 }

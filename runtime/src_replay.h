@@ -12,6 +12,12 @@
 struct tep_handle;
 struct ltap_replay;
 
+/* The first 10 bytes of every trace.dat (trace-cmd.dat.v6(5)). */
+#define LTAP_TRACEDAT_MAGIC "\x17\x08\x44tracing"
+
+/* Whether path starts as a trace.dat does (else: text, or unreadable). */
+int ltap_replay_is_tracedat(const char *path);
+
 /* NULL with a logged reason naming the file. */
 struct ltap_replay *ltap_replay_open(const char *path);
 void ltap_replay_close(struct ltap_replay *r);

@@ -39,7 +39,8 @@ struct ltap_evdesc {
 	struct ltap_probe *probes;
 	int task_kind;    /* TASK_* when ltap follows names through this event */
 	int perf;         /* served by the perf ring (stacks), not the instance */
-	int text;         /* a text trace's event: fields from the line's key=value */
+	int text;         /* a text trace's event (text.c) */
+	struct ltap_textdec *textdec; /* ... with a local format: the line as a raw record */
 	char *perf_filter; /* the kernel filter for PERF_EVENT_IOC_SET_FILTER */
 	struct tep_format_field *task_pid, *task_comm, *task_flags;
 };
@@ -77,10 +78,7 @@ struct ltap_ctx {
 	struct ltap_counter_ud *counters; /* counter() declarations, opened at attach */
 	struct ltap_replay *replay;   /* --input FILE: a trace.dat */
 	int text_mode;                /* --input FILE is trace / trace_pipe text */
-	struct ltap_textsrc *text;    /* its source, open from attach on */
-	struct tep_handle *text_tep;  /* the (empty) formats of a text replay */
-	char **text_names;            /* event name of text descriptor id i */
-	int ntext;
+	struct ltap_textmode *tm;     /* its state (text.c) */
 	struct ltap_recorder *recorder; /* --record */
 	int64_t record_offset;
 	struct ltap_tpsrc *src;
@@ -155,6 +153,15 @@ struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id);
 /* declares a probe of d with the handler at stack index fn */
 struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
 				  const char *filter);
+/* the function at stack index fn as a handler; returns its index */
+int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn);
+/* a probe of d calling handler; NULL when out of memory */
+struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
+				 const char *where);
+/* d takes ev's fields, name and field table */
+void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *ev);
+/* each probe's filter of d applied in user space (libtraceevent); 0 or -1 */
+int ltap_probe_user_filters(struct ltap_evdesc *d, int only_filtered);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
 int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);
@@ -184,8 +191,17 @@ int ltap_session_record_start(struct ltap_ctx *ctx, int64_t offset);
 void ltap_session_record_mark(struct ltap_ctx *ctx, const char *what, uint64_t ns);
 int ltap_session_record_finish(struct ltap_ctx *ctx);
 void ltap_session_close(struct ltap_ctx *ctx);
-struct ltap_evdesc *ltap_session_text_desc(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter);
-void ltap_session_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r);
+/* text.c: --input of trace / trace_pipe text */
+int ltap_text_open(struct ltap_ctx *ctx);
+void ltap_text_probe(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn);
+int ltap_text_attach(struct ltap_ctx *ctx);
+void ltap_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r);
+/* the raw record a text event stands for, decoded once per event through
+ * its local format; *present (when asked) has bit i for own field i found */
+const struct ltap_rec *ltap_text_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r,
+					uint64_t *present);
+void ltap_text_report(struct ltap_ctx *ctx);
+void ltap_text_close(struct ltap_ctx *ctx);
 /* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
 int ltap_is_uprobe_spec(const char *spec);
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);

@@ -85,10 +85,10 @@ static void event_push_comm(lua_State *L, struct ltap_event_ud *e, int tid, int 
 	lua_rawseti(L, comms, tid);
 }
 
-static void event_push_field(lua_State *L, struct ltap_event_ud *e, struct tep_format_field *f)
+static void event_push_field(lua_State *L, const struct ltap_rec *rec, struct tep_format_field *f)
 {
-	const char *data = e->rec->data;
-	int size = e->rec->size;
+	const char *data = rec->data;
+	int size = rec->size;
 	unsigned long flags = f->flags;
 
 	if (f->offset + f->size > size) {
@@ -155,28 +155,35 @@ static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
 	case F_STACK: case F_KSTACK: case F_USTACK: case F_FOLDED: case F_FRAME:
 		lua_pushvalue(L, lua_upvalueindex(4 + F_STACK - code));
 		break;
-	default: event_push_field(L, e, e->desc->fields[code - 1]); break;
+	default: event_push_field(L, e->rec, e->desc->fields[code - 1]); break;
 	}
 }
 
-/* Only keys absent from the table get here: format fields and methods. */
-/* a field of a text trace's line: integers (decimal, 0x hex) as integers */
-static int event_text_field(lua_State *L, struct ltap_event_ud *e)
+/* a key=value field of a text trace's line: integers (decimal, 0x hex) as
+ * integers, anything else as the string printed; nil when absent */
+static int event_push_text_value(lua_State *L, const char *v)
 {
-	const struct ltap_textrec *r = e->rec->data;
-	const char *key = lua_tostring(L, 2), *v = key ? ltap_textrec_field(r, key) : NULL;
 	char *end;
 	long long n;
 
-	if (v) {
-		errno = 0;
-		n = strtoll(v, &end, 0);
-		if (*v && !*end && !errno)
-			lua_pushinteger(L, (lua_Integer)n);
-		else
-			lua_pushstring(L, v);
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 0);
+	if (*v && !*end && !errno)
+		lua_pushinteger(L, (lua_Integer)n);
+	else
+		lua_pushstring(L, v);
+	return 1;
+}
+
+static int event_text_field(lua_State *L, struct ltap_event_ud *e)
+{
+	struct ltap_textrec *r = (struct ltap_textrec *)e->rec->data; /* its fields are cut on first use */
+	const char *key = lua_tostring(L, 2);
+
+	if (key && event_push_text_value(L, ltap_textrec_field(r, key)))
 		return 1;
-	}
 	luaL_where(L, 1);
 	lua_pushfstring(L, "%s at line %d has no field '%s' (fields:", r->event, (int)r->line,
 			luaL_tolstring(L, 2, NULL));
@@ -188,6 +195,20 @@ static int event_text_field(lua_State *L, struct ltap_event_ud *e)
 	return lua_error(L);
 }
 
+/* A format field of a text trace's event: from the record the line stands
+ * for; nil when the line does not print it. */
+static void event_push_text_field(lua_State *L, struct ltap_event_ud *e, int code)
+{
+	uint64_t present;
+	const struct ltap_rec *rec = ltap_text_record(e->ctx, e->desc, e->rec, &present);
+
+	if (code - 1 < 64 && !(present >> (code - 1) & 1))
+		lua_pushnil(L);
+	else
+		event_push_field(L, rec, e->desc->fields[code - 1]);
+}
+
+/* Only keys absent from the table get here: format fields and methods. */
 static int event_index(lua_State *L)
 {
 	struct ltap_event_ud *e = event_check(L);
@@ -212,7 +233,10 @@ static int event_index(lua_State *L)
 		return lua_error(L);
 	}
 	code = (int)lua_tointeger(L, -1);
-	event_push_code(L, e, code);
+	if (code > 0 && e->desc->text)
+		event_push_text_field(L, e, code);
+	else
+		event_push_code(L, e, code);
 	return 1;
 }
 
@@ -248,8 +272,28 @@ static int event_copy(lua_State *L)
 		event_push_code(L, e, code);
 		lua_setfield(L, -2, event_common[-code - 1].name);
 	}
+	if (e->desc->text) {
+		/* the line's key=value pairs, then the fields its format types */
+		struct ltap_textrec *r = (struct ltap_textrec *)e->rec->data;
+		ltap_textrec_parse(r);
+		for (int i = 0; i < r->nfields; i++) {
+			lua_pushstring(L, r->fields[i].key);
+			if (lua_rawget(L, -2) == LUA_TNIL) {
+				lua_pop(L, 1);
+				event_push_text_value(L, r->fields[i].value);
+				lua_setfield(L, -2, r->fields[i].key);
+			} else {
+				lua_pop(L, 1);
+			}
+		}
+		for (int i = 0; i < e->desc->nfields; i++) {
+			event_push_text_field(L, e, i + 1);
+			lua_setfield(L, -2, e->desc->fields[i]->name);
+		}
+		return 1;
+	}
 	for (int i = 0; i < e->desc->nfields; i++) {
-		event_push_field(L, e, e->desc->fields[i]);
+		event_push_field(L, e->rec, e->desc->fields[i]);
 		lua_setfield(L, -2, e->desc->fields[i]->name);
 	}
 	return 1;

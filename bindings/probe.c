@@ -10,7 +10,9 @@
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
+#include "text_decode.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <event-parse.h>
 #include <lauxlib.h>
@@ -39,20 +41,16 @@ struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id)
 	return d;
 }
 
-static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev)
+void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *ev)
 {
-	struct ltap_evdesc *d;
 	struct tep_format_field *f;
 
-	if (ev->id < 0 || ev->id > 65535)
-		luaL_error(L, "event %s:%s has a bad id %d", ev->system, ev->name, ev->id);
-	if (ev->id < ctx->nids && ctx->by_id[ev->id])
-		return ctx->by_id[ev->id];
-	d = ltap_desc_new(L, ctx, ev->id);
 	d->ev = ev;
 	for (f = ev->format.fields; f; f = f->next)
 		d->nfields++;
 	d->fields = calloc((size_t)d->nfields + 1, sizeof *d->fields);
+	if (!d->fields)
+		luaL_error(L, "out of memory");
 	d->nfields = 0;
 	for (f = ev->format.fields; f; f = f->next)
 		d->fields[d->nfields++] = f;
@@ -60,6 +58,18 @@ static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct
 	d->fields_ref = ltap_event_fields_table(L, d);
 	lua_pushfstring(L, "%s:%s", ev->system, ev->name);
 	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static struct ltap_evdesc *probe_desc(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev)
+{
+	struct ltap_evdesc *d;
+
+	if (ev->id < 0 || ev->id > 65535)
+		luaL_error(L, "event %s:%s has a bad id %d", ev->system, ev->name, ev->id);
+	if (ev->id < ctx->nids && ctx->by_id[ev->id])
+		return ctx->by_id[ev->id];
+	d = ltap_desc_new(L, ctx, ev->id);
+	ltap_desc_set_event(L, d, ev);
 	return d;
 }
 
@@ -84,29 +94,92 @@ static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const c
 	return NULL;
 }
 
-struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
-				  const char *filter)
+int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
+	lua_pushvalue(L, fn);
+	lua_rawseti(L, -2, ++ctx->nprobes);
+	lua_pop(L, 1);
+	return ctx->nprobes;
+}
+
+struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
+				 const char *where)
 {
 	struct ltap_probe *p = calloc(1, sizeof *p), **pp;
 
 	if (!p)
-		luaL_error(L, "out of memory");
+		return NULL;
 	p->desc = d;
 	p->filter = filter && *filter ? strdup(filter) : NULL;
-	luaL_where(L, 1);
-	snprintf(p->where, sizeof p->where, "%s", lua_tostring(L, -1));
-	lua_pop(L, 1);
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
-	lua_pushvalue(L, fn);
-	p->handler = ++ctx->nprobes;
-	lua_rawseti(L, -2, p->handler);
-	lua_pop(L, 1);
+	snprintf(p->where, sizeof p->where, "%s", where);
+	p->handler = handler;
 	*ctx->probes_tail = p;
 	ctx->probes_tail = &p->next;
 	for (pp = &d->probes; *pp; pp = &(*pp)->next_same)
 		;
 	*pp = p;
 	return p;
+}
+
+struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
+				  const char *filter)
+{
+	struct ltap_probe *p;
+
+	luaL_where(L, 1);
+	p = ltap_probe_on(ctx, d, ltap_handler_add(L, ctx, fn), filter, lua_tostring(L, -1));
+	lua_pop(L, 1);
+	if (!p)
+		luaL_error(L, "out of memory");
+	return p;
+}
+
+/* probe("kmem:*", ...): one probe per matching event, one handler */
+struct probe_glob {
+	lua_State *L;
+	struct ltap_ctx *ctx;
+	const char *filter, *where;
+	int handler, stack;
+};
+
+static int probe_glob_one(void *ud, const char *spec)
+{
+	struct probe_glob *g = ud;
+	struct tep_event *ev = ltap_catalog_event(g->ctx->cat, spec);
+	struct ltap_evdesc *d;
+	struct ltap_probe *p;
+
+	if (!ev)
+		return 0; /* listed but without a readable format */
+	d = probe_desc(g->L, g->ctx, ev);
+	p = ltap_probe_on(g->ctx, d, g->handler, g->filter, g->where);
+	if (!p)
+		luaL_error(g->L, "out of memory");
+	p->stack = g->stack;
+	if (g->stack)
+		d->perf = 1;
+	return 0;
+}
+
+static void probe_glob(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn, int stack)
+{
+	struct probe_glob g = {L, ctx, filter, NULL, 0, stack};
+	int n;
+
+	if (strncmp(spec, "tracepoint:", 11) == 0)
+		spec += 11;
+	else if (strncmp(spec, "t:", 2) == 0)
+		spec += 2;
+	luaL_where(L, 1);
+	g.where = lua_tostring(L, -1);
+	g.handler = ltap_handler_add(L, ctx, fn);
+	n = ltap_catalog_glob(ctx->cat, spec, probe_glob_one, &g);
+	if (n < 0)
+		luaL_error(L, "probe %s: cannot list the events: %s", spec, strerror(-n));
+	if (n == 0)
+		luaL_error(L, "no event matches '%s' (see: ltap list)", spec);
+	lua_pop(L, 1);
 }
 
 /* probe(EVENT, [FILTER | {filter=, stack=}], HANDLER): raises on an unknown
@@ -135,7 +208,15 @@ static int probe_probe(lua_State *L)
 	luaL_checktype(L, fn, LUA_TFUNCTION);
 	if (ctx->running)
 		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
-	d = ctx->text_mode ? ltap_session_text_desc(L, ctx, spec, filter) : probe_desc(L, ctx, probe_event(L, ctx, spec));
+	if (ctx->text_mode) {
+		ltap_text_probe(L, ctx, spec, filter, fn);
+		return 0;
+	}
+	if (!ltap_is_uprobe_spec(spec) && ltap_catalog_is_glob(spec)) {
+		probe_glob(L, ctx, spec, filter, fn, stack);
+		return 0;
+	}
+	d = probe_desc(L, ctx, probe_event(L, ctx, spec));
 	ltap_probe_add(L, ctx, d, fn, filter)->stack = stack;
 	if (stack)
 		d->perf = 1;
@@ -362,13 +443,15 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	if (d->task_kind)
 		probe_task_event(ctx, d, r);
 	if (d->text)
-		ltap_session_text_event(ctx, r);
+		ltap_text_event(ctx, r);
 	ctx->trace_now = r->ts;
 	ltap_event_fill(ctx, d, r);
 	for (p = d->probes; p; p = p->next_same) {
 		if (p->ufilter) {
-			struct tep_record rec = {.ts = r->ts, .cpu = r->cpu, .size = r->size,
-						 .data = (void *)r->data};
+			/* a text trace's line is matched as the record it stands for */
+			const struct ltap_rec *fr = d->text ? ltap_text_record(ctx, d, r, NULL) : r;
+			struct tep_record rec = {.ts = r->ts, .cpu = r->cpu, .size = fr->size,
+						 .data = (void *)fr->data};
 			if (tep_filter_match(p->ufilter, &rec) != TEP_ERRNO__FILTER_MATCH)
 				continue;
 		}
@@ -447,18 +530,57 @@ static int filter_complete(const char *f)
 	return depth == 0 && n && !strchr("&|!=<>~(+-*/,", f[n - 1]);
 }
 
+/* libtraceevent takes a name that is no field for a string constant, so a
+ * misspelt field would silently match nothing: the names are checked here,
+ * as the kernel checks them live. Returns the first unknown name, or NULL. */
+static const char *filter_unknown_field(struct tep_event *ev, const char *f, char *name, size_t len)
+{
+	for (const char *c = f; *c;) {
+		if (*c == '"' || *c == '\'') {
+			const char *end = strchr(c + 1, *c);
+			if (!end)
+				return NULL;
+			c = end + 1;
+		} else if (isdigit((unsigned char)*c)) {
+			while (isalnum((unsigned char)*c) || *c == '_' || *c == '.')
+				c++; /* a number, 0x hex included */
+		} else if (isalpha((unsigned char)*c) || *c == '_') {
+			size_t n = 0;
+			while (isalnum((unsigned char)c[n]) || c[n] == '_')
+				n++;
+			if (n < len) {
+				memcpy(name, c, n);
+				name[n] = 0;
+				if (!tep_find_any_field(ev, name) && strcmp(name, "COMM") && strcmp(name, "CPU"))
+					return name;
+			}
+			c += n;
+		} else {
+			c++;
+		}
+	}
+	return NULL;
+}
+
 /* Each probe's own filter as a libtraceevent filter; with only_filtered, the
  * probes without a filter get none (they take every event). */
-static int probe_user_filters(struct ltap_evdesc *d, int only_filtered)
+int ltap_probe_user_filters(struct ltap_evdesc *d, int only_filtered)
 {
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
-		char spec[1200];
+		char spec[1200], name[128];
 		int e = 0;
-		if (only_filtered && !p->filter)
+		if ((only_filtered && !p->filter) || p->ufilter)
 			continue;
 		if (p->filter && !filter_complete(p->filter)) {
 			ltap_err("%sprobe %s:%s: bad filter '%s': the expression is incomplete", p->where,
 				 d->ev->system, d->ev->name, p->filter);
+			return -1;
+		}
+		if (p->filter && filter_unknown_field(d->ev, p->filter, name, sizeof name)) {
+			char fields[1024];
+			ltap_catalog_field_names(d->ev, fields, sizeof fields);
+			ltap_err("%sprobe %s:%s: bad filter '%s': no field '%s' (fields: %s)", p->where, d->ev->system,
+				 d->ev->name, p->filter, name, fields);
 			return -1;
 		}
 		p->ufilter = tep_filter_alloc(d->ev->tep);
@@ -513,7 +635,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 			/* replay, and ftrace's own events (which have no filter file, and
 			 * whose markers may be ltap's own): filters apply in user space */
 			free(kf);
-			if (probe_user_filters(d, 1))
+			if (ltap_probe_user_filters(d, 1))
 				return -1;
 			continue;
 		}
@@ -539,7 +661,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 			}
 		}
 		/* shared events need each probe's own filter in user space too */
-		if (n > 1 && probe_user_filters(d, 0))
+		if (n > 1 && ltap_probe_user_filters(d, 0))
 			return -1;
 	}
 	for (int id = 0; ctx->inst && id < ctx->nids; id++) {
@@ -573,6 +695,7 @@ void ltap_probes_free(struct ltap_ctx *ctx)
 	for (int id = 0; id < ctx->nids; id++) {
 		if (ctx->by_id[id]) {
 			free(ctx->by_id[id]->fields);
+			ltap_textdec_free(ctx->by_id[id]->textdec);
 			free(ctx->by_id[id]->perf_filter);
 			free(ctx->by_id[id]);
 		}

@@ -233,7 +233,12 @@ static void catalog_print_fields(struct tep_event *ev, FILE *out)
 	}
 }
 
-int ltap_catalog_list(struct ltap_catalog *cat, const char *glob, int verbose, FILE *out)
+int ltap_catalog_is_glob(const char *spec)
+{
+	return strpbrk(spec, "*?[") != NULL;
+}
+
+int ltap_catalog_glob(struct ltap_catalog *cat, const char *glob, int (*fn)(void *ud, const char *spec), void *ud)
 {
 	const char *all = catalog_available(cat);
 	char pattern[256];
@@ -257,16 +262,58 @@ int ltap_catalog_list(struct ltap_catalog *cat, const char *glob, int verbose, F
 			memcpy(cand, p, n);
 			cand[n] = 0;
 			if (fnmatch(pattern, cand, 0) == 0) {
-				fprintf(out, "%s\n", cand);
 				count++;
-				if (verbose) {
-					struct tep_event *ev = ltap_catalog_event(cat, cand);
-					if (ev)
-						catalog_print_fields(ev, out);
-				}
+				if (fn(ud, cand))
+					break;
 			}
 		}
 		p += n + (nl ? 1 : 0);
 	}
 	return count;
+}
+
+struct tep_event *ltap_catalog_by_name(struct ltap_catalog *cat, const char *name)
+{
+	const char *all = catalog_available(cat);
+	size_t nl = strlen(name);
+
+	for (const char *p = all; p && *p;) {
+		const char *end = strchr(p, '\n'), *colon;
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char spec[256];
+
+		colon = memchr(p, ':', n);
+		if (colon && (size_t)(p + n - colon - 1) == nl && strncmp(colon + 1, name, nl) == 0 && n < sizeof spec) {
+			memcpy(spec, p, n);
+			spec[n] = 0;
+			return ltap_catalog_event(cat, spec);
+		}
+		p += n + (end ? 1 : 0);
+	}
+	return NULL;
+}
+
+struct catalog_print {
+	struct ltap_catalog *cat;
+	int verbose;
+	FILE *out;
+};
+
+static int catalog_print_one(void *ud, const char *spec)
+{
+	struct catalog_print *cp = ud;
+
+	fprintf(cp->out, "%s\n", spec);
+	if (cp->verbose) {
+		struct tep_event *ev = ltap_catalog_event(cp->cat, spec);
+		if (ev)
+			catalog_print_fields(ev, cp->out);
+	}
+	return 0;
+}
+
+int ltap_catalog_list(struct ltap_catalog *cat, const char *glob, int verbose, FILE *out)
+{
+	struct catalog_print cp = {cat, verbose, out};
+	return ltap_catalog_glob(cat, glob, catalog_print_one, &cp);
 }

@@ -22,6 +22,15 @@ struct tep_event *ltap_catalog_event(struct ltap_catalog *cat, const char *spec)
 /* Up to n names closest to spec, written "a, b, c" into out. */
 void ltap_catalog_suggest(struct ltap_catalog *cat, const char *spec, char *out, size_t outlen);
 
+/* Calls fn with each "sys:name" matching glob ("kmem:*", "*:sys_enter_open*";
+ * "kmem" alone is the whole system); stops when fn returns non-zero.
+ * Returns the number of matches, or -errno. */
+int ltap_catalog_glob(struct ltap_catalog *cat, const char *glob, int (*fn)(void *ud, const char *spec), void *ud);
+/* Whether spec is a glob rather than one event's name. */
+int ltap_catalog_is_glob(const char *spec);
+/* The event called name in any system ("mm_page_alloc"), or NULL. */
+struct tep_event *ltap_catalog_by_name(struct ltap_catalog *cat, const char *name);
+
 /* Prints matching events, one per line; verbose adds each field and type.
  * Returns the number printed, or -errno. */
 int ltap_catalog_list(struct ltap_catalog *cat, const char *glob, int verbose, FILE *out);

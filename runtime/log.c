@@ -15,9 +15,11 @@ void ltap_log_set_sink(ltap_log_sink sink, void *ud)
 	log_ud = ud;
 }
 
-void ltap_log_set_verbosity(enum ltap_log_level max)
+enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max)
 {
+	enum ltap_log_level old = log_max;
 	log_max = max;
+	return old;
 }
 
 void ltap_log(enum ltap_log_level level, const char *fmt, ...)

@@ -2,7 +2,7 @@
 #ifndef LTAP_LOG_H
 #define LTAP_LOG_H
 
-enum ltap_log_level { LTAP_LOG_ERROR, LTAP_LOG_WARN, LTAP_LOG_INFO, LTAP_LOG_DEBUG };
+enum ltap_log_level { LTAP_LOG_NONE = -1, LTAP_LOG_ERROR, LTAP_LOG_WARN, LTAP_LOG_INFO, LTAP_LOG_DEBUG };
 
 typedef void (*ltap_log_sink)(enum ltap_log_level level, const char *msg, void *ud);
 
@@ -10,7 +10,8 @@ typedef void (*ltap_log_sink)(enum ltap_log_level level, const char *msg, void *
 void ltap_log(enum ltap_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void ltap_log_set_sink(ltap_log_sink sink, void *ud);
-void ltap_log_set_verbosity(enum ltap_log_level max);
+/* returns the level in force before */
+enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max);
 
 #define ltap_err(...) ltap_log(LTAP_LOG_ERROR, __VA_ARGS__)
 #define ltap_warn(...) ltap_log(LTAP_LOG_WARN, __VA_ARGS__)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LTAP_TEXT_SCRATCH 8192
+
 struct ltap_textsrc {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
 	FILE *f;
@@ -18,7 +20,7 @@ struct ltap_textsrc {
 	int (*id_of)(void *ud, const char *event);
 	void *ud;
 	struct ltap_textrec rec;
-	char info[8192];
+	char scratch[LTAP_TEXT_SCRATCH];
 	int (*on_signal)(void *ud);
 	void *sig_ud;
 };
@@ -81,7 +83,6 @@ static void kv_fields(char *s, struct ltap_textrec *r)
 {
 	char *p = s;
 
-	r->nfields = 0;
 	while (*p && r->nfields < LTAP_TEXT_FIELDS) {
 		char *k = p, *eq, *next, *v;
 		while (*k == ' ')
@@ -106,6 +107,12 @@ static void kv_fields(char *s, struct ltap_textrec *r)
 				break;
 			}
 			q = sp + 1;
+			if (strncmp(q, "==> ", 4) == 0) {
+				/* sched_switch: "prev_state=S ==> next_comm=..." */
+				*sp = 0;
+				next = q + 4;
+				break;
+			}
 			while (isalnum((unsigned char)*q) || *q == '_')
 				q++;
 			if (q > sp + 1 && *q == '=') {
@@ -124,10 +131,105 @@ static void kv_fields(char *s, struct ltap_textrec *r)
 	}
 }
 
+/* the syscall tracer's "dfd: 0xffffff9c, filename: 0x7ffd12, mode: 0" */
+static void sys_fields(char *s, struct ltap_textrec *r)
+{
+	while (s && *s && r->nfields < LTAP_TEXT_FIELDS) {
+		char *comma = strstr(s, ", "), *colon;
+		if (comma)
+			*comma = 0;
+		colon = strstr(s, ": ");
+		if (colon) {
+			*colon = 0;
+			r->fields[r->nfields].key = s;
+			r->fields[r->nfields].value = colon + 2;
+			r->nfields++;
+		}
+		s = comma ? comma + 2 : NULL;
+	}
+}
+
+void ltap_textrec_parse(struct ltap_textrec *r)
+{
+	if (r->nfields >= 0)
+		return;
+	r->nfields = 0;
+	/* the fields are cut out of a copy: tostring(e) shows the line as it was */
+	snprintf(r->scratch, LTAP_TEXT_SCRATCH, "%s", r->info);
+	switch (r->form) {
+	case LTAP_TEXT_SYS_ENTER:
+		sys_fields(r->scratch, r);
+		break;
+	case LTAP_TEXT_MARKER:
+		r->fields[0].key = "buf";
+		r->fields[0].value = r->scratch;
+		r->nfields = 1;
+		break;
+	case LTAP_TEXT_SYS_EXIT:
+		r->fields[0].key = "ret";
+		r->fields[0].value = r->scratch;
+		r->nfields = 1;
+		break;
+	default:
+		kv_fields(r->scratch, r);
+	}
+}
+
+const char *ltap_textrec_field(struct ltap_textrec *r, const char *key)
+{
+	ltap_textrec_parse(r);
+	for (int i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, key) == 0)
+			return r->fields[i].value;
+	return NULL;
+}
+
+/* "name: info", "sys_name(args)" or "sys_name -> ret": the event and its info */
+static int event_column(char *rest, struct ltap_textrec *r)
+{
+	size_t n = strcspn(rest, ":( ");
+	char *end;
+
+	r->form = LTAP_TEXT_KV;
+	if (n == 0 || !rest[n])
+		return -1;
+	if (rest[n] == ':') {
+		rest[n] = 0;
+		r->event = rest;
+		r->info = rest + n + 1 + (rest[n + 1] == ' ');
+		/* trace_marker writes print as tracing_mark_write: the event is
+		 * ftrace:print, its text the field buf */
+		if (strcmp(rest, "tracing_mark_write") == 0) {
+			r->form = LTAP_TEXT_MARKER;
+			r->event = "print";
+		}
+		return 0;
+	}
+	if (strncmp(rest, "sys_", 4) != 0 || n - 4 + 10 >= sizeof r->evname)
+		return -1;
+	if (rest[n] == '(') {
+		end = rest + strlen(rest);
+		if (end[-1] != ')')
+			return -1;
+		end[-1] = 0;
+		r->form = LTAP_TEXT_SYS_ENTER;
+		snprintf(r->evname, sizeof r->evname, "sys_enter_%.*s", (int)(n - 4), rest + 4);
+		r->info = rest + n + 1;
+	} else if (strncmp(rest + n, " -> ", 4) == 0) {
+		r->form = LTAP_TEXT_SYS_EXIT;
+		snprintf(r->evname, sizeof r->evname, "sys_exit_%.*s", (int)(n - 4), rest + 4);
+		r->info = rest + n + 4;
+	} else {
+		return -1;
+	}
+	r->event = r->evname;
+	return 0;
+}
+
 static int text_parse(struct ltap_textsrc *t, char *line)
 {
 	struct ltap_textrec *r = &t->rec;
-	char *rest, *tok, *colon;
+	char *rest, *tok;
 	double ts;
 	int cpu;
 
@@ -155,12 +257,8 @@ static int text_parse(struct ltap_textsrc *t, char *line)
 	}
 	while (*rest == ' ')
 		rest++;
-	colon = strchr(rest, ':');
-	if (!colon || colon == rest)
+	if (event_column(rest, r))
 		return -1;
-	*colon = 0;
-	r->event = rest;
-	r->info = colon + 1 + (colon[1] == ' ');
 	r->id = (uint16_t)t->id_of(t->ud, r->event);
 	if (!r->id)
 		return 1;
@@ -169,11 +267,7 @@ static int text_parse(struct ltap_textsrc *t, char *line)
 	t->s.cur.data = r;
 	t->s.cur.size = (int)sizeof *r;
 	r->line = t->lineno;
-	/* tostring(e) shows the line's own rendering; the fields are cut out of
-	 * the line itself, which stays until the next advance */
-	snprintf(t->info, sizeof t->info, "%s", r->info);
-	kv_fields((char *)r->info, r);
-	r->info = t->info;
+	r->nfields = -1;
 	return 0;
 }
 
@@ -242,6 +336,7 @@ struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, 
 	t->s.fd = -1;
 	t->id_of = id_of;
 	t->ud = ud;
+	t->rec.scratch = t->scratch;
 	text_advance(&t->s);
 	return t;
 }
@@ -270,12 +365,4 @@ long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first)
 uint64_t ltap_textsrc_first_ts(struct ltap_textsrc *t)
 {
 	return t->first_ts;
-}
-
-const char *ltap_textrec_field(const struct ltap_textrec *r, const char *key)
-{
-	for (int i = 0; i < r->nfields; i++)
-		if (strcmp(r->fields[i].key, key) == 0)
-			return r->fields[i].value;
-	return NULL;
 }

@@ -8,3 +8,10 @@ expect_grep "command status 7 reported" "command exited with status 7" $WORK/err
 # children are followed: a shell running the workload twice
 run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 1000; $PROGS/getppid_loop 2000" "$COUNT_SCRIPT"
 expect_eq "children counted" "getppid_loop 3000" "$(grep getppid_loop $WORK/out)"
+# a glob probe: every matching event, one handler; enter and exit of getppid
+run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 4321" -e 'n = {}
+probe("syscalls:sys_*_getpp*", function(e) if e.comm == "getppid_loop" then n[e.name] = (n[e.name] or 0) + 1 end end)
+finish(function() for k, v in sorted(n, "key") do printf("%s %d\n", k, v) end end)'
+expect_eq "glob exit" 0 "$RC"
+expect_eq "glob probe" "syscalls:sys_enter_getppid 4321
+syscalls:sys_exit_getppid 4321" "$(cat $WORK/out)"

@@ -21,11 +21,16 @@ int tracecmd_cpus(struct tracecmd_input *handle);
 struct replay_cpu {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
 	struct ltap_replay *r;
+	struct tracecmd_input *h; /* the buffer this CPU's stream is in */
 	struct tep_record *rec;
 };
 
+/* A trace.dat holds the top-level buffer and those of instances (trace-cmd
+ * record -B NAME): every CPU of every buffer is one stream, all merged. */
 struct ltap_replay {
 	struct tracecmd_input *h;
+	struct tracecmd_input **inst; /* the instances' buffers */
+	int ninst;
 	struct tep_handle *tep;
 	struct tep_event *print;         /* ftrace:print, for ltap-record marks */
 	struct tep_format_field *print_buf;
@@ -77,7 +82,7 @@ static void replay_set(struct replay_cpu *c, struct tep_record *rec)
 static void replay_advance(struct ltap_stream *s)
 {
 	struct replay_cpu *c = (struct replay_cpu *)s;
-	replay_set(c, tracecmd_read_data(c->r->h, c->s.cpu));
+	replay_set(c, tracecmd_read_data(c->h, c->s.cpu));
 }
 
 static int replay_fill(struct ltap_stream *s)
@@ -130,37 +135,54 @@ struct ltap_replay *ltap_replay_open(const char *path)
 	r->tep = tracecmd_get_tep(r->h);
 	r->print = tep_find_event_by_name(r->tep, "ftrace", "print");
 	r->print_buf = r->print ? tep_find_field(r->print, "buf") : NULL;
-	r->n = tracecmd_cpus(r->h);
-	if (r->n < 0)
-		r->n = 0;
+	r->ninst = tracecmd_buffer_instances(r->h);
+	if (r->ninst < 0)
+		r->ninst = 0;
+	r->inst = calloc((size_t)r->ninst + 1, sizeof *r->inst);
+	if (!r->inst) {
+		ltap_replay_close(r);
+		return NULL;
+	}
+	r->n = tracecmd_cpus(r->h) > 0 ? tracecmd_cpus(r->h) : 0;
+	for (int i = 0; i < r->ninst; i++) {
+		r->inst[i] = tracecmd_buffer_instance_handle(r->h, i);
+		if (r->inst[i] && tracecmd_cpus(r->inst[i]) > 0)
+			r->n += tracecmd_cpus(r->inst[i]);
+	}
 	r->cpus = calloc((size_t)r->n + 1, sizeof *r->cpus);
 	r->streams = calloc((size_t)r->n + 1, sizeof *r->streams);
 	if (!r->cpus || !r->streams) {
 		ltap_replay_close(r);
 		return NULL;
 	}
-	/* the start mark is among the first records, not always the very first */
-	for (int cpu = 0; cpu < r->n && !r->start; cpu++) {
-		struct tep_record *rec = tracecmd_read_cpu_first(r->h, cpu);
-		for (int k = 0; rec && k < 256 && !r->start; k++) {
-			replay_mark(r, rec);
-			tracecmd_free_record(rec);
-			rec = tracecmd_read_data(r->h, cpu);
-		}
-		if (rec)
-			tracecmd_free_record(rec);
-	}
 	r->first = UINT64_MAX;
-	for (int cpu = 0; cpu < r->n; cpu++) {
-		struct replay_cpu *c = &r->cpus[cpu];
-		c->r = r;
-		c->s.ops = &replay_ops;
-		c->s.fd = -1;
-		c->s.cpu = cpu;
-		replay_set(c, tracecmd_read_cpu_first(r->h, cpu));
-		if (c->rec && c->rec->ts < r->first)
-			r->first = c->rec->ts;
-		r->streams[cpu] = &c->s;
+	r->n = 0;
+	for (int b = -1; b < r->ninst; b++) {
+		struct tracecmd_input *h = b < 0 ? r->h : r->inst[b];
+		int ncpu = h ? tracecmd_cpus(h) : 0;
+		/* the start mark is among the first records, not always the very first */
+		for (int cpu = 0; cpu < ncpu && !r->start; cpu++) {
+			struct tep_record *rec = tracecmd_read_cpu_first(h, cpu);
+			for (int k = 0; rec && k < 256 && !r->start; k++) {
+				replay_mark(r, rec);
+				tracecmd_free_record(rec);
+				rec = tracecmd_read_data(h, cpu);
+			}
+			if (rec)
+				tracecmd_free_record(rec);
+		}
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			struct replay_cpu *c = &r->cpus[r->n];
+			c->r = r;
+			c->h = h;
+			c->s.ops = &replay_ops;
+			c->s.fd = -1;
+			c->s.cpu = cpu;
+			replay_set(c, tracecmd_read_cpu_first(h, cpu));
+			if (c->rec && c->rec->ts < r->first)
+				r->first = c->rec->ts;
+			r->streams[r->n++] = &c->s;
+		}
 	}
 	return r;
 }
@@ -174,6 +196,10 @@ void ltap_replay_close(struct ltap_replay *r)
 			tracecmd_free_record(r->cpus[i].rec);
 	free(r->cpus);
 	free(r->streams);
+	for (int i = 0; r->inst && i < r->ninst; i++)
+		if (r->inst[i])
+			tracecmd_close(r->inst[i]);
+	free(r->inst);
 	if (r->h)
 		tracecmd_close(r->h);
 	free(r);

@@ -8,14 +8,29 @@
 --   -- runs: consecutive events of one key, no more than `gap` apart -> one call per run
 --   derive.runs{event = "kmem:mm_page_pcpu_drain", key = "cpu", gap = "1ms",
 --               fn = function(run) drains:add(run.key, run.count) end}
+--   -- windows: per key, the events of each time window [start, stop) -> one call
+--   derive.windows{event = "kmem:mm_page_alloc", key = "comm", size = "1s", slide = "250ms",
+--                  value = function(e) return 4096 << e.order end,
+--                  fn = function(w) printf("%s %d %d\n", w.key, w.count, w.sum) end}
 --
 -- key is a field name or a function(e) -> key. keep lists start-event fields
 -- to hand to fn (start.time is always there). Starts never matched are
 -- bounded: more than max_pending (default 100000) open starts drops the
 -- oldest half, counted in derive.stats().dropped.
+--
+-- windows: w = {key, start, stop, count, sum, min, max} (sum/min/max of value,
+-- a field or function, when given); no key is one window over all events.
+-- Windows are on a grid of multiples of slide from ltap.start_time(); with
+-- slide < size an event is in each of the size/slide windows that contain it.
+-- They close (fn(w), in order of w.stop, then key) when the clock reaches
+-- their end: an every(slide) timer or a later event, and at the end of the
+-- run. Per key only panes of slide are kept, so an event costs O(1) and a
+-- closing window O(size/slide); size/slide must be a whole number <= 1000.
+-- Events older than their key's newest pane (--unordered) are dropped and
+-- counted in derive.stats().late.
 
 local M = {}
-local dropped = 0
+local dropped, late = 0, 0
 
 local function key_fn(key)
   if type(key) == "function" then return key end
@@ -25,11 +40,12 @@ end
 
 local function duration_ns(v, what)
   if v == nil then return nil end
-  if type(v) == "number" then return math.floor(v * 1e9) end
+  if type(v) == "number" then return math.floor(v * 1e9 + 0.5) end
   local n, unit = tostring(v):match("^([%d.]+)(%a*)$")
   local mult = ({ns = 1, us = 1e3, ms = 1e6, s = 1e9, [""] = 1e9})[unit]
+  n = n and tonumber(n)
   if not n or not mult then error("derive: bad duration '" .. tostring(v) .. "' for " .. what, 3) end
-  return math.floor(tonumber(n) * mult)
+  return math.floor(n * mult + 0.5) -- rounded, as the C parser does: "0.3s" is 300000000
 end
 
 function M.pairs(o)
@@ -93,8 +109,171 @@ function M.runs(o)
   end)
 end
 
+-- keys of mixed types sort by type name first, numbers by value
+local function key_less(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  if ta == "number" or ta == "string" then return a < b end
+  return tostring(a) < tostring(b)
+end
+
+-- r = size / slide: the windows an event is in, the panes of slide a window has
+local function window_ratio(o, size, slide)
+  if size <= 0 or slide <= 0 then
+    error(string.format("derive: windows size %s and slide %s must be positive",
+      tostring(o.size), tostring(o.slide or o.size)), 3)
+  end
+  if size % slide ~= 0 then
+    error(string.format("derive: windows size %s is not a whole multiple of slide %s",
+      tostring(o.size), tostring(o.slide)), 3)
+  end
+  local r = size // slide
+  if r > 1000 then
+    error(string.format("derive: windows size %s / slide %s = %d windows per event (at most 1000)",
+      tostring(o.size), tostring(o.slide), r), 3)
+  end
+  return r
+end
+
+function M.windows(o)
+  if not (o.event and o.size and o.fn) then error("derive: windows needs event, size and fn", 2) end
+  local size = duration_ns(o.size, "size")
+  local slide = duration_ns(o.slide, "slide") or size
+  local r = window_ratio(o, size, slide)
+  local fn, key = o.fn, o.key ~= nil and key_fn(o.key)
+  local value = o.value
+  if value ~= nil and type(value) ~= "function" then
+    local f = value
+    value = function(e) return e[f] end
+  end
+  -- Time is cut into panes [base + p*slide, base + (p+1)*slide); the window
+  -- ending at pane index e (stop = base + e*slide) is panes e-r .. e-1.
+  -- open[k] is a key's panes, oldest first (K[K.h .. K.n]); ends[e] lists the keys
+  -- with a nonempty window ending at e, each once; panes are dropped once no
+  -- open window needs them. Everything ending at or before `closed` is done.
+  local GLOBAL = {}                                   -- the key of the one window when key is nil
+  local base, closed = nil, math.mininteger
+  local lo, hi = math.maxinteger, math.mininteger   -- the ends listed in ends[]
+  local due = math.mininteger                         -- the first event sets base
+  local open, ends = {}, {}
+
+  local function emit(e)
+    local list = ends[e]
+    if not list then return end
+    ends[e] = nil
+    if #list > 1 then table.sort(list, function(a, b) return key_less(a.key, b.key) end) end
+    local stop = base + e * slide
+    for _, K in ipairs(list) do
+      local k = K.key
+      if k == GLOBAL then k = nil end
+      local w
+      if r == 1 then
+        w = K[K.h]                -- the window is its one pane: hand it over
+        K[K.h], K.h = nil, K.h + 1
+        w.p = nil
+      else
+        w = {count = 0}
+        for i = K.h, K.n do
+          local P = K[i]
+          if P.p >= e then break end
+          if P.p >= e - r then
+            w.count = w.count + P.count
+            if P.sum then
+              if w.sum then
+                w.sum = w.sum + P.sum
+                if P.min < w.min then w.min = P.min end
+                if P.max > w.max then w.max = P.max end
+              else
+                w.sum, w.min, w.max = P.sum, P.min, P.max
+              end
+            end
+          end
+        end
+        while K.h <= K.n and K[K.h].p <= e - r do K[K.h], K.h = nil, K.h + 1 end
+      end
+      if K.h > K.n then open[K.key] = nil end
+      w.key, w.start, w.stop = k, stop - size, stop
+      fn(w)
+    end
+  end
+
+  -- close every window ending at or before t
+  local function close(t)
+    if not base then base = ltap.start_time() end
+    local E = (t - base) // slide
+    if E <= closed then return end
+    closed = E
+    for e = lo, math.min(E, hi) do emit(e) end
+    if hi > E then lo = math.max(lo, E + 1) else lo, hi = math.maxinteger, math.mininteger end
+    due = lo ~= math.maxinteger and base + lo * slide or math.huge
+  end
+
+  -- an event in a pane the key has no record of yet
+  local function new_pane(K, k, p, v)
+    local first = p + 1
+    if K then
+      local last = K[K.n].p
+      if p < last then late = late + 1; return end    -- out of order (--unordered)
+      if last + r + 1 > first then first = last + r + 1 end
+    end
+    if first <= closed then first = closed + 1 end
+    if first > p + r then late = late + 1; return end -- its windows are all closed
+    if not K then
+      K = {key = k, h = 1, n = 0}
+      open[k] = K
+    end
+    K.n = K.n + 1
+    K[K.n] = {p = p, count = 1, sum = v, min = v, max = v}
+    for e = first, p + r do
+      local list = ends[e]
+      if not list then ends[e] = {K} else list[#list + 1] = K end
+    end
+    if first < lo then lo = first; due = base + lo * slide end
+    if p + r > hi then hi = p + r end
+  end
+
+  local function on_event(e)
+    local t = e.time
+    if t >= due then close(t) end
+    local k = GLOBAL
+    if key then
+      k = key(e)
+      if k == nil then return end
+    end
+    local v = value and value(e)
+    local p = (t - base) // slide
+    local K = open[k]
+    local P = K and K[K.n]
+    if P and P.p == p then
+      P.count = P.count + 1
+      if v ~= nil then
+        if P.sum then
+          P.sum = P.sum + v
+          if v < P.min then P.min = v end
+          if v > P.max then P.max = v end
+        else
+          P.sum, P.min, P.max = v, v, v
+        end
+      end
+    else
+      new_pane(K, k, p, v)
+    end
+  end
+
+  for _, ev in ipairs(type(o.event) == "table" and o.event or {o.event}) do
+    probe(ev, o.filter, on_event)
+  end
+  -- an idle key's windows close on time too
+  every(slide .. "ns", function() close(ltap.now()) end)
+  -- the windows still open at the end, by stop then key
+  finish(function()
+    for e = lo, hi do emit(e) end
+    lo, hi = math.maxinteger, math.mininteger
+  end)
+end
+
 function M.stats()
-  return {dropped = dropped}
+  return {dropped = dropped, late = late}
 end
 
 return M

@@ -5,11 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson python3 libelf-dev systemtap-sdt-dev libtracecmd-dev trace-cmd chromium"
+PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev"
+# the tests' peers and tools: trace-cmd, Chromium (the flame graph SVG),
+# python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl)
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1"
 
-install_deps() {
+install_deps() { # install_deps PACKAGES...
   local missing=""
-  for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
     echo "installing:$missing"
     apt-get update -q
@@ -26,12 +29,12 @@ build() { # build DIR [CMAKE ARGS...]
 case "${1:-}" in
   pagealloc)
     shift
-    install_deps
+    install_deps $PKGS
     build build
     exec build/ltap pagealloc "$@"
     ;;
   test)
-    install_deps
+    install_deps $PKGS $TEST_PKGS
     build build
     build build-asan -DLTAP_SANITIZE=ON
     rc=0

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #define INTERRUPT_GRACE 500000000ull /* ns a running handler may finish in */
+#define INTERRUPTS_HANDLED 5          /* SIGINTs an ltap.on_interrupt handler gets */
 
 /* The one C global: a signal handler has no other way to find the run. */
 static struct ltap_ctx *signal_ctx;
@@ -56,9 +57,9 @@ static void call_on_signal(int sig)
 
 	if (!ctx)
 		return;
-	if (ctx->on_interrupt && sig == SIGINT && ctx->interrupts + ctx->interrupts_pending < 3) {
+	if (ctx->on_interrupt && sig == SIGINT && ctx->interrupts + ctx->interrupts_pending < INTERRUPTS_HANDLED) {
 		/* the script decides: its handler runs between batches; from the
-		 * fourth SIGINT on, the default (a second one ends the run at once)
+		 * sixth SIGINT on, the default (a second one ends the run at once)
 		 * is back, so ^C always gets out */
 		ctx->interrupts_pending++;
 		if (ctx->loop)
@@ -157,13 +158,14 @@ void ltap_report_flush(struct ltap_ctx *ctx)
 /* ltap.on_interrupt(FN): FN(count, seconds since the previous SIGINT) runs,
  * in order with the events, for every SIGINT; it returns nothing to go on,
  * "stop" to end the run as a SIGINT would (finish hooks run), or "quit" to
- * end it at once without them. */
+ * end it at once without them. SIGINTs that came before a "stop" took
+ * effect still reach FN, which may then "quit". */
 int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
 {
 	lua_State *L = ctx->L;
 	int ends = 0;
 
-	while (ctx->interrupts_pending > 0 && !ends) {
+	while (ctx->interrupts_pending > 0 && !ctx->quit) {
 		uint64_t now = ltap_now();
 		const char *what;
 		ctx->interrupts_pending--;

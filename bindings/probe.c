@@ -437,6 +437,11 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	struct ltap_evdesc *d;
 	struct ltap_probe *p;
 
+	if (!ctx->in_loop && (ctx->interrupts_pending || ctx->sigints)) {
+		/* a replay reads on without batches: SIGINTs are seen here */
+		if (ctx->sigints || ltap_interrupt_dispatch(ctx))
+			return 1;
+	}
 	memcpy(&id, r->data, sizeof id);
 	if (id >= ctx->nids || !(d = ctx->by_id[id]))
 		return 0;

@@ -333,6 +333,7 @@ int ltap_text_attach(struct ltap_ctx *ctx)
 		return -1;
 	}
 	ltap_textsrc_on_signal(tm->src, text_signal, ctx);
+	ltap_textsrc_start(tm->src);
 	if (ltap_loop_add_stream(ctx->loop, ltap_textsrc_stream(tm->src)))
 		return -1;
 	ctx->start_time = ltap_textsrc_first_ts(tm->src);

@@ -227,8 +227,11 @@ static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm
 		}
 		if (ts == UINT64_MAX)
 			break;
-		if (loop->hooks.event(loop->hooks.ud, &best->cur))
+		if (loop->hooks.event(loop->hooks.ud, &best->cur)) {
+			/* no advance: reading on from a pipe could block */
 			loop->halted = 1;
+			break;
+		}
 		best->ops->advance(best);
 		/* a stream whose pool was full still has older events in the kernel */
 		if (!best->has)

@@ -337,7 +337,6 @@ struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, 
 	t->id_of = id_of;
 	t->ud = ud;
 	t->rec.scratch = t->scratch;
-	text_advance(&t->s);
 	return t;
 }
 
@@ -349,6 +348,11 @@ void ltap_textsrc_close(struct ltap_textsrc *t)
 		fclose(t->f);
 	free(t->line);
 	free(t);
+}
+
+void ltap_textsrc_start(struct ltap_textsrc *t)
+{
+	text_advance(&t->s);
 }
 
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t)

@@ -44,6 +44,9 @@ void ltap_textsrc_close(struct ltap_textsrc *t);
 /* A read interrupted by a signal calls fn (a pipe from trace_pipe waits in
  * read); fn returns non-zero to end the input there. */
 void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *ud);
+/* Reads up to the first event (a pipe may wait here: SIGINTs reach the
+ * on_signal callback). */
+void ltap_textsrc_start(struct ltap_textsrc *t);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);

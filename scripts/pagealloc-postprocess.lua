@@ -1,6 +1,6 @@
 -- name: pagealloc-postprocess
 -- summary: the kernel's trace-pagealloc-postprocess.pl, live or over a saved trace
--- usage: ltap pagealloc-postprocess [--ignore-pid] [--read-procstat] [--prepend-parent]
+-- usage: ltap pagealloc-postprocess [--ignore-pid] [--read-procstat] [--prepend-parent] [--unknown 'kmem:*']
 --        ltap --input FILE|- pagealloc-postprocess [...]     (trace_pipe text or a trace.dat)
 -- example:
 --   Process            Pages      Pages      Pages    Pages       PCPU     PCPU     PCPU   Fragment Fragment  MigType Fragment Fragment  Unknown
@@ -12,7 +12,7 @@
 -- (Mel Gorman, 2009): the same counters per process, the same options, the
 -- same columns, the same SIGINT behaviour (the first ^C prints the report
 -- 2 s later and goes on; a second within 2 seconds prints it and exits; a
--- burst of more than three exits without a report). Where it differs, on purpose:
+-- fifth in a row, before that exit, exits without a report). Where it differs, on purpose:
 --  * it reads the binary events live, or any text variant (irq-flags and
 --    tgid columns, comms with spaces, "/" and ":"), where the original's
 --    line regex drops lines with the irq-flags column and cuts comms at the
@@ -22,12 +22,14 @@
 --    fork/exec/exit events, so exited processes have their parent and name
 --    (the original reads /proc/PID/stat and prints UNKNOWN_PROCESS_NAME);
 --  * rows are sorted by process (the original prints them in hash order);
---  * "Unknown" counts events other than the six only where the input has
---    them for the script (a text trace's lines of other events are skipped).
+--  * "Unknown" counts every other event of a saved trace, as the original
+--    counts every other line; live, the events --unknown GLOB names (the
+--    original counts whatever the user enabled in trace_pipe).
 
 local getopt = require("ltap.getopt")
-local usage = "usage: pagealloc-postprocess [--ignore-pid] [--read-procstat] [--prepend-parent]"
-local o, rest = getopt(arg, {["ignore-pid"] = "flag", ["read-procstat"] = "flag", ["prepend-parent"] = "flag"}, usage)
+local usage = "usage: pagealloc-postprocess [--ignore-pid] [--read-procstat] [--prepend-parent] [--unknown EVENTS]"
+local o, rest = getopt(arg, {["ignore-pid"] = "flag", ["read-procstat"] = "flag", ["prepend-parent"] = "flag",
+  unknown = "value"}, usage)
 if #rest > 0 then error("pagealloc-postprocess: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
 local tree = (o["prepend-parent"] or o["read-procstat"]) and require("ltap.proctree") or nil
 
@@ -72,11 +74,31 @@ local function close_runs(s, event)
   end
 end
 
+local exiting
 local function on(event, fn)
   probe("kmem:" .. event, function(e)
+    if exiting then return exit() end
     local s = stats_of(name_of(e))
     fn(s, e)
     close_runs(s, event)
+  end)
+end
+
+-- "Unknown": the original counts every other event of its input. Over a
+-- saved trace that is every event in it; live, the events --unknown names.
+local SIX = {}
+for _, ev in ipairs({"mm_page_alloc", "mm_page_free", "mm_page_free_batched", "mm_page_pcpu_drain",
+                     "mm_page_alloc_zone_locked", "mm_page_alloc_extfrag"}) do SIX["kmem:" .. ev] = true; SIX[ev] = true end
+local unknown = o.unknown or (not ltap.live and "*:*")
+if unknown then
+  probe(unknown, function(e)
+    if SIX[e.name] then return end
+    -- ltap --record's own start/end marks are not events of the run
+    if e.name == "ftrace:print" and tostring(e.buf):match("^ltap%-record ") then return end
+    if exiting then return exit() end
+    local s = stats_of(name_of(e))
+    inc(s, "EVENT_UNKNOWN")
+    close_runs(s, e.name)
   end)
 end
 
@@ -147,18 +169,29 @@ local function report_now()
 end
 
 -- As the original: the report of a first SIGINT comes 2 s later unless
--- another SIGINT comes first, which ends the run with the report; a burst
--- of more than three ends ltap at once without one (ltap's own rule for
--- the fourth).
-local pending
+-- another SIGINT comes first; a second within 2 s ends the run with the
+-- report, at the next event or tick (the original leaves its read loop at
+-- the next line); a fifth, each within 2 s of the one before, before that
+-- happens, ends it at once without one.
+local pending, quick = nil, 0
 ltap.on_interrupt(function(n, since)
   if pending then cancel(pending); pending = nil end
-  if since <= 2 then
-    printf("Second SIGINT received quickly, exiting\n")
-    return "stop"
+  if since > 2 then
+    quick = 0
+    printf("SIGINT received, report pending. Hit ctrl-c again to exit\n")
+    pending = after(2, function() pending = nil report_now() end)
+    return
   end
-  printf("SIGINT received, report pending. Hit ctrl-c again to exit\n")
-  pending = after(2, function() pending = nil report_now() end)
+  quick = quick + 1
+  if quick == 1 then printf("Second SIGINT received quickly, exiting\n") end
+  if quick > 3 then
+    printf("Many SIGINTs received, exiting now without report\n")
+    return "quit"
+  end
+  if not exiting then
+    exiting = true
+    if ltap.live then every("100ms", function() exit() end) end
+  end
 end)
 
 finish(report_now)

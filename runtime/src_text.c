@@ -31,6 +31,45 @@ void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *u
 	t->sig_ud = ud;
 }
 
+/* atoi without the locale machinery of strtol: this runs several times a line */
+static int text_int(const char *s)
+{
+	int v = 0, neg = 0;
+
+	while (*s == ' ')
+		s++;
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (*s++ - '0');
+	return neg ? -v : v;
+}
+
+/* "12345.678901:" in ns, exactly (no double on the way); the position after
+ * the digits, or NULL when s is not a time stamp */
+static const char *text_stamp(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9')
+		sec = sec * 10 + (uint64_t)(*p++ - '0');
+	if (p == s || *p != '.')
+		return NULL;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		if (digits < 9) {
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ull + frac;
+	return p;
+}
+
 /* "[001]": the CPU column; returns the position after ']' or NULL */
 static char *cpu_column(char *s, int *cpu)
 {
@@ -41,7 +80,7 @@ static char *cpu_column(char *s, int *cpu)
 		while (isdigit((unsigned char)*q))
 			q++;
 		if (*q == ']') {
-			*cpu = atoi(p + 1);
+			*cpu = text_int(p + 1);
 			*p = 0;
 			return q + 1;
 		}
@@ -61,7 +100,7 @@ static int task_column(char *s, struct ltap_textrec *r)
 		char *open = strrchr(s, '(');
 		if (!open)
 			return -1;
-		r->tgid = strcmp(open + 1, "-------)") == 0 ? -1 : atoi(open + 1);
+		r->tgid = strcmp(open + 1, "-------)") == 0 ? -1 : text_int(open + 1);
 		*open = 0;
 		end = open;
 		while (end > s && end[-1] == ' ')
@@ -73,7 +112,7 @@ static int task_column(char *s, struct ltap_textrec *r)
 	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
 		return -1;
 	*dash = 0;
-	r->tid = (int32_t)atoi(dash + 1);
+	r->tid = (int32_t)text_int(dash + 1);
 	r->comm = s;
 	return 0;
 }
@@ -226,14 +265,15 @@ static int event_column(char *rest, struct ltap_textrec *r)
 	return 0;
 }
 
-static int text_parse(struct ltap_textsrc *t, char *line)
+static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 {
 	struct ltap_textrec *r = &t->rec;
 	char *rest, *tok;
-	double ts;
+	uint64_t ts = 0;
 	int cpu;
 
-	line[strcspn(line, "\n")] = 0;
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = 0;
 	if (line[0] == '#' || !line[strspn(line, " \t")])
 		return 1; /* a header or an empty line: not an event, not malformed */
 	rest = cpu_column(line, &cpu);
@@ -241,7 +281,7 @@ static int text_parse(struct ltap_textsrc *t, char *line)
 		return -1;
 	/* [irq flags] timestamp: */
 	for (int i = 0; i < 2; i++) {
-		char *end;
+		const char *end;
 		while (*rest == ' ')
 			rest++;
 		tok = rest;
@@ -249,8 +289,8 @@ static int text_parse(struct ltap_textsrc *t, char *line)
 		if (!rest)
 			return -1;
 		*rest++ = 0;
-		ts = strtod(tok, &end);
-		if (end != tok && *end == ':' && end[1] == 0 && strchr(tok, '.'))
+		end = text_stamp(tok, &ts);
+		if (end && *end == ':' && end[1] == 0)
 			break;
 		if (i == 1)
 			return -1;
@@ -262,7 +302,7 @@ static int text_parse(struct ltap_textsrc *t, char *line)
 	r->id = (uint16_t)t->id_of(t->ud, r->event);
 	if (!r->id)
 		return 1;
-	t->s.cur.ts = (uint64_t)(ts * 1e9 + 0.5);
+	t->s.cur.ts = ts;
 	t->s.cur.cpu = cpu;
 	t->s.cur.data = r;
 	t->s.cur.size = (int)sizeof *r;
@@ -291,7 +331,7 @@ static void text_advance(struct ltap_stream *s)
 			return;
 		t->lineno++;
 		/* binary noise: a NUL inside the line */
-		r = memchr(t->line, 0, (size_t)n) ? -1 : text_parse(t, t->line);
+		r = memchr(t->line, 0, (size_t)n) ? -1 : text_parse(t, t->line, (size_t)n);
 		if (r == 0) {
 			if (!t->first_ts)
 				t->first_ts = s->cur.ts ? s->cur.ts : 1;

@@ -39,8 +39,19 @@ local COLUMNS = {"MM_PAGE_ALLOC", "MM_PAGE_ALLOC_ZONE_LOCKED", "MM_PAGE_FREE", "
 
 local perprocesspid = {}
 
+-- "comm-pid" of a task, made once per task and name, not once per event
+local plain = not (o["read-procstat"] or o["prepend-parent"])
+local key_of, key_comm = {}, {}
+
 local function name_of(e)
   local comm, pid = e.comm, e.tid
+  if plain then
+    local k = key_of[pid]
+    if k and key_comm[pid] == comm then return k end
+    k = comm .. "-" .. pid
+    key_of[pid], key_comm[pid] = k, comm
+    return k
+  end
   if o["read-procstat"] and (comm == "" or comm == "<...>") then
     local p = tree.get(pid)
     comm = p and p.comm or "UNKNOWN_PROCESS_NAME"
@@ -75,30 +86,35 @@ local function close_runs(s, event)
 end
 
 local exiting
-local function on(event, fn)
-  probe("kmem:" .. event, function(e)
-    if exiting then return exit() end
-    local s = stats_of(name_of(e))
-    fn(s, e)
-    close_runs(s, event)
-  end)
+local function handle(e, event, fn)
+  if exiting then return exit() end
+  local s = stats_of(name_of(e))
+  fn(s, e)
+  close_runs(s, event)
 end
 
--- "Unknown": the original counts every other event of its input. Over a
--- saved trace that is every event in it; live, the events --unknown names.
-local SIX = {}
-for _, ev in ipairs({"mm_page_alloc", "mm_page_free", "mm_page_free_batched", "mm_page_pcpu_drain",
-                     "mm_page_alloc_zone_locked", "mm_page_alloc_extfrag"}) do SIX["kmem:" .. ev] = true; SIX[ev] = true end
-local unknown = o.unknown or (not ltap.live and "*:*")
-if unknown then
-  probe(unknown, function(e)
-    if SIX[e.name] then return end
+-- Live, one probe per event. Over a saved trace one probe takes every
+-- event, since "Unknown" counts every other event of the input, as the
+-- original counts every other line.
+local by_name = {}
+local function on(event, fn)
+  by_name["kmem:" .. event] = {event, fn}
+  by_name[event] = by_name["kmem:" .. event] -- a text trace without local formats
+  if ltap.live then probe("kmem:" .. event, function(e) handle(e, event, fn) end) end
+end
+
+local function unknown_event(s) inc(s, "EVENT_UNKNOWN") end
+local function all_events(glob)
+  probe(glob, function(e)
+    local name = e.name
+    local h = by_name[name]
+    if h then
+      if not ltap.live then handle(e, h[1], h[2]) end
+      return
+    end
     -- ltap --record's own start/end marks are not events of the run
-    if e.name == "ftrace:print" and tostring(e.buf):match("^ltap%-record ") then return end
-    if exiting then return exit() end
-    local s = stats_of(name_of(e))
-    inc(s, "EVENT_UNKNOWN")
-    close_runs(s, e.name)
+    if name == "ftrace:print" and tostring(e.buf):match("^ltap%-record ") then return end
+    handle(e, name, unknown_event)
   end)
 end
 
@@ -129,6 +145,8 @@ on("mm_page_alloc_extfrag", function(s, e)
   local change = tonumber(e.change_ownership)
   if change and change ~= 0 then inc(s, "HIGH_EXT_FRAGMENT_CHANGED") end
 end)
+
+if not ltap.live then all_events("*:*") elseif o.unknown then all_events(o.unknown) end
 
 local function aggregate()
   if not o["ignore-pid"] then return perprocesspid end

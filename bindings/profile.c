@@ -65,7 +65,7 @@ static int profile_profile(lua_State *L)
 	return 0;
 }
 
-/* ltap.options{pid=, command=, duration=}: what -p, -c and -d would set, for
+/* ltap.options{pid=, command=, duration=, record=}: what -p, -c, -d and --record would set, for
  * scripts with a command line of their own; only while the script loads. */
 static int profile_options(lua_State *L)
 {
@@ -90,6 +90,14 @@ static int profile_options(lua_State *L)
 		const char *s = luaL_tolstring(L, -1, NULL);
 		if (ltap_parse_duration(s, &ctx->opt.duration) || !ctx->opt.duration)
 			return luaL_error(L, "ltap.options: bad duration '%s' (try 10s, 500ms)", s);
+	}
+	if (lua_getfield(L, 1, "record") != LUA_TNIL) {
+		if (ctx->opt.input)
+			return luaL_error(L, "ltap.options: record needs a live run, not --input");
+		luaL_checkstring(L, -1);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.record"); /* keeps the string alive */
+		ctx->opt.record = lua_tostring(L, -1);
 	}
 	if (ctx->opt.pid && ctx->opt.command)
 		return luaL_error(L, "ltap.options: pid and command cannot be used together");

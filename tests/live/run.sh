@@ -10,7 +10,7 @@ flock 9
 snapshot > "$WORK/before"
 # a sanitizer build reports into files here, so reports of runs whose output
 # a test only greps are not missed
-export ASAN_OPTIONS="log_path=$WORK/asan:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:log_path=$WORK/ubsan"
+export LSAN_OPTIONS="suppressions=$SRCDIR/tests/lsan.supp:print_suppressions=0" ASAN_OPTIONS="log_path=$WORK/asan:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:log_path=$WORK/ubsan"
 ( set -e; trap kill_started EXIT; . "$1" ) > "$WORK/test.log" 2>&1
 rc=$?
 cat "$WORK/test.log"

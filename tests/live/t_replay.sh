@@ -38,3 +38,14 @@ run_ltap $WORK/out $WORK/err --input $WORK/r.dat -e 'probe("kmem:mm_page_free", 
 expect_grep "event not in the trace" "unknown event 'kmem:mm_page_free'" $WORK/err
 run_ltap $WORK/out $WORK/err --input $WORK/r.dat -c true -e ''
 expect_grep "no -c in replay" "replay: -p and -c need a live run" $WORK/err
+
+# ltap record: no script, the events of a command into a trace.dat that
+# trace-cmd and ltap --input both read, exactly
+run_ltap $WORK/out $WORK/err record -e syscalls:sys_enter_getppid -e 'kmem:mm_page_al*' -c "$PROGS/getppid_loop 1234" -o $WORK/rec.dat
+expect_eq "record exit" 0 "$RC"
+expect_grep "record summary" "^recorded [0-9]+ events of [23] event types in $WORK/rec.dat$" $WORK/out
+expect_eq "trace-cmd report of ltap record" 1234 "$(trace-cmd report $WORK/rec.dat 2>/dev/null | grep -c 'getppid_loop-.*sys_enter_getppid')"
+run_ltap $WORK/out $WORK/err --input $WORK/rec.dat "$COUNT_SCRIPT"
+expect_eq "replay of ltap record" "getppid_loop 1234" "$(cat $WORK/out)"
+run_ltap $WORK/out $WORK/err record -o $WORK/rec.dat
+expect_grep "record without events" "no event to record" $WORK/err

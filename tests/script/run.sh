@@ -11,7 +11,7 @@ args=$(sed -n '1s/^-- ltap-args: //p' "$script")
 cd "$(dirname "$script")"
 work=$(mktemp -d /tmp/ltap-script.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-export ASAN_OPTIONS="log_path=$work/asan:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:log_path=$work/ubsan"
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan.supp:print_suppressions=0" ASAN_OPTIONS="log_path=$work/asan:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:log_path=$work/ubsan"
 "$LTAP" $args "$@" "$script" > "$work/out" 2> "$work/err"
 rc=$?
 cat "$work/err"

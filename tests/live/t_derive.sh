@@ -24,3 +24,16 @@ expect_grep "latency pairs" "^p50 .* p90 .* p99 .* max .*\(4321 pairs\)$" $WORK/
 P=$PROGS/uprobe_target
 run_ltap $WORK/out $WORK/err latency -c "$P 1 1" u:$P:sleep10 ur:$P:sleep10
 expect_grep "10 ms sleep" "^p50 1[0-9]\.[0-9] ms .*\(1 pairs\)$" $WORK/out
+
+# the boot-timing table from trace_marker writes in a saved text trace
+run_ltap $WORK/out $WORK/err --input $SRCDIR/tests/data/boot-markers.txt timeline marker
+expect_eq "timeline over text exit" 0 "$RC"
+expect_eq "timeline over text" "0.000 Start
+0.181 LinuxBoot copy kernel
+1.371 LinuxBoot copy initrd
+2.490 Stop
+
+phase                         ms
+Start                    181.000
+LinuxBoot copy kernel   1190.000
+LinuxBoot copy initrd   1119.000" "$(cat $WORK/out)"

@@ -47,9 +47,13 @@ static void replay_mark(struct ltap_replay *r, struct tep_record *rec)
 	const char *buf;
 	int type;
 
-	if (!r->print_buf)
+	if (!r->print_buf || rec->size < 2)
 		return;
-	type = tep_data_type(r->tep, rec);
+	/* common_type is the record's first 2 bytes (header_page ABI): read it
+	 * here, on every record, without tep_data_type's field lookup */
+	uint16_t t16;
+	memcpy(&t16, rec->data, sizeof t16);
+	type = t16;
 	if (type != r->print->id)
 		return;
 	buf = (const char *)rec->data + r->print_buf->offset;

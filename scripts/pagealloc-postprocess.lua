@@ -85,10 +85,22 @@ local function close_runs(s, event)
   end
 end
 
+-- the row of a task, found once per task and name, not once per event
+local row_of, row_comm = {}, {}
+local function row(e)
+  if not plain then return stats_of(name_of(e)) end
+  local tid, comm = e.tid, e.comm
+  local s = row_of[tid]
+  if s and row_comm[tid] == comm then return s end
+  s = stats_of(name_of(e))
+  row_of[tid], row_comm[tid] = s, comm
+  return s
+end
+
 local exiting
 local function handle(e, event, fn)
   if exiting then return exit() end
-  local s = stats_of(name_of(e))
+  local s = row(e)
   fn(s, e)
   close_runs(s, event)
 end
@@ -96,11 +108,11 @@ end
 -- Live, one probe per event. Over a saved trace one probe takes every
 -- event, since "Unknown" counts every other event of the input, as the
 -- original counts every other line.
-local by_name = {}
+local by_name, live = {}, ltap.live
 local function on(event, fn)
   by_name["kmem:" .. event] = {event, fn}
   by_name[event] = by_name["kmem:" .. event] -- a text trace without local formats
-  if ltap.live then probe("kmem:" .. event, function(e) handle(e, event, fn) end) end
+  if live then probe("kmem:" .. event, function(e) handle(e, event, fn) end) end
 end
 
 local function unknown_event(s) inc(s, "EVENT_UNKNOWN") end
@@ -109,7 +121,7 @@ local function all_events(glob)
     local name = e.name
     local h = by_name[name]
     if h then
-      if not ltap.live then handle(e, h[1], h[2]) end
+      if not live then handle(e, h[1], h[2]) end
       return
     end
     -- ltap --record's own start/end marks are not events of the run

@@ -44,6 +44,23 @@ diff -u $WORK/want $WORK/got || fail "capture: numbers differ from the Perl orig
 expect_grep "Unknown counts the kmalloc lines" "^find-[0-9]+ .* 1180$" $WORK/out
 echo "ok: capture, $(wc -l < $WORK/got) processes as the original counts them once it can read the lines"
 
+# A trace.dat of this kernel (ltap record): the original reads it through
+# trace-cmd report's text; rows equal ltap's over the file itself.
+run_ltap $WORK/out $WORK/err record -e kmem:mm_page_alloc -e 'kmem:mm_page_free*' -e kmem:mm_page_pcpu_drain \
+  -e kmem:mm_page_alloc_zone_locked -c "$PROGS/touch_pages 3000" -o $WORK/pp.dat
+expect_eq "record exit" 0 "$RC"
+trace-cmd report $WORK/pp.dat 2>/dev/null | grep -v 'ltap-record ' > $WORK/report.txt
+python3 $SRCDIR/tests/live/pagealloc_rewrite.py $WORK/report.txt > $WORK/rewritten.txt
+original $WORK/rewritten.txt > $WORK/perl.out
+run_ltap $WORK/out $WORK/err --input $WORK/pp.dat pagealloc-postprocess
+expect_eq "exit (trace.dat)" 0 "$RC"
+rows $WORK/perl.out > $WORK/want
+rows $WORK/out | awk '{n = split($1, p, "-"); pid = p[n]; c = substr($1, 1, length($1) - length(pid) - 1);
+  gsub(/[^a-zA-Z0-9-]/, "-", c); $1 = c "-" pid; print}' | LC_ALL=C sort > $WORK/got
+grep -qE '^touch-pages-[0-9]+ ([3-9][0-9]{3}|[0-9]{5,}) ' $WORK/want || { cat $WORK/perl.out; fail "the original saw no 3000 allocations of touch_pages"; }
+diff -u $WORK/want $WORK/got || fail "trace.dat: numbers differ from the original's over trace-cmd report"
+echo "ok: trace.dat, $(wc -l < $WORK/got) processes as the original counts them from trace-cmd report"
+
 # --ignore-pid folds cc1-300 and cc1-301 into cc1, as the original does
 unshare -m sh -c "mount -t tmpfs none /sys/kernel/debug && perl $WORK/original.pl --ignore-pid" < $D > $WORK/perl.out
 run_ltap $WORK/out $WORK/err --input $D pagealloc-postprocess --ignore-pid

@@ -179,6 +179,8 @@ static void probe_glob(lua_State *L, struct ltap_ctx *ctx, const char *spec, con
 		luaL_error(L, "probe %s: cannot list the events: %s", spec, strerror(-n));
 	if (n == 0)
 		luaL_error(L, "no event matches '%s' (see: ltap list)", spec);
+	if (n > 100 && !ctx->opt.input)
+		ltap_warn("%sprobe %s: %d events enabled: every one of them costs the traced system", g.where, spec, n);
 	lua_pop(L, 1);
 }
 

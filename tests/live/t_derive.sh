@@ -37,3 +37,11 @@ phase                         ms
 Start                    181.000
 LinuxBoot copy kernel   1190.000
 LinuxBoot copy initrd   1119.000" "$(cat $WORK/out)"
+
+# the latency script over a saved text trace with known pairs (two threads
+# interleaved; 1, 1, 1, 1, 3, 3, 10 and 100 us): exact histogram and
+# percentiles (nearest rank: p50 is the 4th of 8, p90 the 8th)
+run_ltap $WORK/out $WORK/err --input $SRCDIR/tests/data/latency.txt latency syscalls:sys_enter_getppid syscalls:sys_exit_getppid
+expect_eq "latency over text exit" 0 "$RC"
+diff -u $SRCDIR/tests/data/latency.expected $WORK/out || fail "latency over text: output differs"
+echo "ok: latency over text, exact"

@@ -49,3 +49,9 @@ run_ltap $WORK/out $WORK/err --input $WORK/rec.dat "$COUNT_SCRIPT"
 expect_eq "replay of ltap record" "getppid_loop 1234" "$(cat $WORK/out)"
 run_ltap $WORK/out $WORK/err record -o $WORK/rec.dat
 expect_grep "record without events" "no event to record" $WORK/err
+# -f FILTER belongs to the -e before it (in the kernel, as trace-cmd's)
+run_ltap $WORK/out $WORK/err record -e syscalls:sys_enter_getpgid -f 'pid == 7' -e syscalls:sys_enter_getppid \
+  -c "$PROGS/getpgid_loop 50; $PROGS/getpgid_loop 30; $PROGS/getppid_loop 20" -o $WORK/rec.dat
+expect_eq "record -f exit" 0 "$RC"
+expect_eq "record -f: getpgid(7) of 80 calls" 8 "$(trace-cmd report $WORK/rec.dat 2>/dev/null | grep -c 'sys_enter_getpgid')"
+expect_eq "record -f: getppid unfiltered" 20 "$(trace-cmd report $WORK/rec.dat 2>/dev/null | grep -c 'getppid_loop-.*sys_enter_getppid')"

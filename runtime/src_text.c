@@ -31,8 +31,13 @@ void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *u
 	t->sig_ud = ud;
 }
 
-/* atoi without the locale machinery of strtol: this runs several times a line */
-static int text_int(const char *s)
+/* atoi without the locale machinery of strtol: this runs several times a line.
+ * A pid, tgid or CPU is below about 2^30: a longer number (garbage such as
+ * "bash-12214748364834") is no such column and gives -1, the line malformed;
+ * without the bound v * 10 overflowed int (found by tests/fuzz), and a tid
+ * near INT_MAX would overflow the tid + 1 keys of runtime/proc.c. */
+#define TEXT_INT_MAX (1 << 30)
+static int text_int(const char *s, int *out)
 {
 	int v = 0, neg = 0;
 
@@ -42,9 +47,13 @@ static int text_int(const char *s)
 		neg = 1;
 		s++;
 	}
-	while (*s >= '0' && *s <= '9')
+	while (*s >= '0' && *s <= '9') {
+		if (v > TEXT_INT_MAX / 10)
+			return -1;
 		v = v * 10 + (*s++ - '0');
-	return neg ? -v : v;
+	}
+	*out = neg ? -v : v;
+	return 0;
 }
 
 /* "12345.678901:" in ns, exactly (no double on the way); the position after
@@ -79,8 +88,7 @@ static char *cpu_column(char *s, int *cpu)
 			continue;
 		while (isdigit((unsigned char)*q))
 			q++;
-		if (*q == ']') {
-			*cpu = text_int(p + 1);
+		if (*q == ']' && text_int(p + 1, cpu) == 0) {
 			*p = 0;
 			return q + 1;
 		}
@@ -92,6 +100,7 @@ static char *cpu_column(char *s, int *cpu)
 static int task_column(char *s, struct ltap_textrec *r)
 {
 	char *end = s + strlen(s), *dash;
+	int tid;
 
 	while (end > s && end[-1] == ' ')
 		*--end = 0;
@@ -100,7 +109,8 @@ static int task_column(char *s, struct ltap_textrec *r)
 		char *open = strrchr(s, '(');
 		if (!open)
 			return -1;
-		r->tgid = strcmp(open + 1, "-------)") == 0 ? -1 : text_int(open + 1);
+		if (strcmp(open + 1, "-------)") != 0 && text_int(open + 1, &r->tgid) != 0)
+			return -1;
 		*open = 0;
 		end = open;
 		while (end > s && end[-1] == ' ')
@@ -111,8 +121,10 @@ static int task_column(char *s, struct ltap_textrec *r)
 	dash = strrchr(s, '-');
 	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
 		return -1;
+	if (text_int(dash + 1, &tid) != 0)
+		return -1;
 	*dash = 0;
-	r->tid = (int32_t)text_int(dash + 1);
+	r->tid = tid;
 	r->comm = s;
 	return 0;
 }

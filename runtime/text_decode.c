@@ -337,8 +337,11 @@ static int dec_number(const char *s, unsigned long long *out)
 		*out = strtoull(p, &end, 10);
 	if (end == p || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && end == p + 2) || *end || errno)
 		return -1;
+	/* negated as unsigned, wrapping as the kernel's two's complement does:
+	 * -(long long) of 9223372036854775808 ("ret=-9223372036854775808",
+	 * LONG_MIN) overflowed (found by tests/fuzz) */
 	if (neg)
-		*out = (unsigned long long)-(long long)*out;
+		*out = 0ull - *out;
 	return 0;
 }
 

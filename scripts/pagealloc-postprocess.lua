@@ -39,19 +39,11 @@ local COLUMNS = {"MM_PAGE_ALLOC", "MM_PAGE_ALLOC_ZONE_LOCKED", "MM_PAGE_FREE", "
 
 local perprocesspid = {}
 
--- "comm-pid" of a task, made once per task and name, not once per event
+-- rows of plain "comm-pid" keys are cached per task (row() below)
 local plain = not (o["read-procstat"] or o["prepend-parent"])
-local key_of, key_comm = {}, {}
 
 local function name_of(e)
   local comm, pid = e.comm, e.tid
-  if plain then
-    local k = key_of[pid]
-    if k and key_comm[pid] == comm then return k end
-    k = comm .. "-" .. pid
-    key_of[pid], key_comm[pid] = k, comm
-    return k
-  end
   if o["read-procstat"] and (comm == "" or comm == "<...>") then
     local p = tree.get(pid)
     comm = p and p.comm or "UNKNOWN_PROCESS_NAME"

@@ -5,6 +5,11 @@
 #   sudo bench/run.sh                  N=2000000 events, 5 rounds, medians
 #   sudo N=500000 ROUNDS=3 bench/run.sh
 #   LTAP=/path/to/ltap sudo -E bench/run.sh
+#   sudo FILTER=comm bench/run.sh      every tool filters on comm in the kernel
+#
+# Like with like: by default no tool gets a predicate (each counts every
+# getppid of the system per comm); with FILTER=comm each gets the same kernel
+# filter (bpftrace's predicate, perf --filter, ltap's probe filter).
 #
 # See bench/README.md for what each column means.
 set -u
@@ -12,6 +17,7 @@ export LC_ALL=C
 
 N=${N:-2000000}
 ROUNDS=${ROUNDS:-5}
+FILTER=${FILTER:-none}      # none | comm
 SETTLE=${SETTLE:-0.5}       # seconds to wait after a tracer says it is attached
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(dirname "$HERE")
@@ -26,6 +32,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 [[ $EUID -eq 0 ]] || die "must run as root (sudo bench/run.sh)"
 [[ $N =~ ^[1-9][0-9]*$ ]] || die "N must be a positive integer (got '$N')"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$ROUNDS')"
+[[ $FILTER == none || $FILTER == comm ]] || die "FILTER must be none or comm (got '$FILTER')"
 missing=()
 for t in gcc bpftrace perf getconf; do
 	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
@@ -132,17 +139,25 @@ W=$TMP/getppid_loop
 gcc -O2 -o "$W" "$PROG_SRC" || die "cannot compile $PROG_SRC"
 cp "$LTAP" "$TMP/ltap" || die "cannot copy $LTAP"   # immune to rebuilds during the run
 LT=$TMP/ltap
-cat >"$TMP/count.lua" <<'EOF'
-local n = {}
-probe("syscalls:sys_enter_getppid", function(e) n[e.comm] = (n[e.comm] or 0) + 1 end)
+# the same work for every tool: no predicate, or the same comm filter in the kernel
+if [[ $FILTER == comm ]]; then
+	LT_FILTER='"comm == \"getppid_loop\"", '
+	BT_PRED='/comm == "getppid_loop"/ '
+	PF_FILTER=(--filter 'comm == "getppid_loop"')
+else
+	LT_FILTER='' BT_PRED='' PF_FILTER=()
+fi
+{ echo 'local n = {}'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}function(e) n[e.comm] = (n[e.comm] or 0) + 1 end)"
+  cat <<'EOF'
 finish(function() for k, v in sorted(n) do printf("%s %d\n", k, v) end end)
 EOF
-BT_PROG='tracepoint:syscalls:sys_enter_getppid /comm == "getppid_loop"/ { @[comm] = count(); }'
+} >"$TMP/count.lua"
+BT_PROG="tracepoint:syscalls:sys_enter_getppid ${BT_PRED}{ @[comm] = count(); }"
 
 echo "ltap benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $NCPU CPUs, HZ=$HZ"
 echo "  $($LT --version 2>/dev/null || echo "ltap $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+dirty')")," \
 	"$(bpftrace --version 2>&1 | head -1), $(perf --version 2>&1)"
-echo "  workload: getppid_loop $N, $ROUNDS rounds, medians"
+echo "  workload: getppid_loop $N, $ROUNDS rounds, medians; kernel filter for every tool: $FILTER"
 if [[ -n $INST0 ]]; then
 	echo "  note: tracefs instances present before the run (not ours, left alone): $(echo $INST0)"
 fi
@@ -200,7 +215,7 @@ round_perf() {
 	local data=$TMP/perf.data err=$TMP/perf.err pid t0 cnt lost i nfd
 	rm -f "$data"; : >"$err"
 	now_us; t0=$NOW
-	perf record -e "$EVENT" -a -o "$data" 2>"$err" >/dev/null &
+	perf record -e "$EVENT" "${PF_FILTER[@]}" -a -o "$data" 2>"$err" >/dev/null &
 	pid=$!; PIDS+=("$pid")
 	# attached = one perf_event fd per CPU open
 	for ((i = 0; i < 30000; i++)); do

@@ -146,6 +146,64 @@ static void test_ringpage(void)
 	CHECK(rp.size == sizeof page - 16 && rp.missed == 0);
 }
 
+/* Loads a page of `len` bytes of events after a zeroed header and returns
+ * how many events the walk yields, -1 if one has a negative size. */
+static int ringpage_count(char *page, unsigned len, unsigned page_size)
+{
+	struct ringpage rp;
+	uint64_t commit = len;
+	int size, n = 0;
+
+	memset(page, 0, 16);
+	memcpy(page + 8, &commit, 8);
+	ringpage_load(&rp, page, 8, page_size);
+	while (ringpage_next(&rp, &size)) {
+		if (size < 0)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* Damaged pages: a length that does not fit ends the walk of the page; none
+ * wraps the offset (a large event's length under 4 used to: a negative size,
+ * and the walk went on from the wrapped offset). */
+static void test_ringpage_damaged(void)
+{
+	static const uint32_t small_lens[] = {0, 1, 3, 4, 0xffffffff, 0xfffffffc};
+	char page[4096];
+	unsigned off;
+
+	for (size_t i = 0; i < sizeof small_lens / sizeof small_lens[0]; i++) {
+		off = put4(page, 0, 0);                 /* large event */
+		off = put4(page, off, small_lens[i]);   /* its length, counting itself */
+		off = put4(page, off, (1u << 5) | 1);   /* a 4-byte event after it */
+		off = put4(page, off, 0xcccc);
+		CHECK(ringpage_count(page, off, sizeof page) == 0);
+	}
+	off = put4(page, 0, 0);                         /* 5 bytes of data: 8 with padding */
+	off = put4(page, off, 4 + 5);
+	off = put4(page, off, 1);
+	off = put4(page, off, 2);
+	CHECK(ringpage_count(page, off, sizeof page) == 1);
+	CHECK(ringpage_count(page, off - 4, sizeof page) == 0); /* its data past the commit */
+
+	/* padding whose length wraps the offset back into the event before */
+	off = put4(page, 0, (1u << 5) | 1);             /* 4 bytes of data ... */
+	off = put4(page, off, (1u << 5) | 1);           /* ... that read as a header */
+	off = put4(page, off, (1u << 5) | RP_TYPE_PADDING);
+	off = put4(page, off, 0xfffffff8);              /* 4 + this: back 4 bytes */
+	CHECK(ringpage_count(page, off, sizeof page) == 1);
+
+	off = put4(page, 0, (3u << 5) | 3);             /* 12 bytes, 8 left */
+	off = put4(page, off, 1);
+	off = put4(page, off, 2);
+	CHECK(ringpage_count(page, off, sizeof page) == 0);
+	off = put4(page, 0, (1u << 5) | RP_TYPE_TIME_EXTEND); /* no room for array[0] */
+	CHECK(ringpage_count(page, off, sizeof page) == 0);
+	CHECK(ringpage_count(page, 0, 10) == 0);         /* less than a page header */
+}
+
 /* The symbols and SDT notes of tests/progs/uprobe_target.c. */
 static void test_elf(const char *path)
 {
@@ -329,6 +387,7 @@ int main(int argc, char **argv)
 	test_edit_distance();
 	test_proc();
 	test_ringpage();
+	test_ringpage_damaged();
 	if (argc > 3) {
 		test_symbols(argv[1], argv[2]);
 		test_elf(argv[3]);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,14 @@ static void test_duration(void)
 	CHECK(ltap_parse_duration("-1s", &ns) == -EINVAL);
 	CHECK(ltap_parse_duration("5parsecs", &ns) == -EINVAL);
 	CHECK(ltap_parse_duration("1e30h", &ns) == -EINVAL);
+	/* past INT64_MAX ns, still in a uint64_t (llround overflowed here) */
+	CHECK(ltap_parse_duration("1.7e10", &ns) == 0 && ns == 17000000000000000000ull);
+	CHECK(ltap_parse_seconds(0.3, &ns) == 0 && ns == 300000000ull);
+	CHECK(ltap_parse_seconds(1.5, &ns) == 0 && ns == 1500000000ull);
+	CHECK(ltap_parse_seconds(0, &ns) == 0 && ns == 0);
+	CHECK(ltap_parse_seconds(-1, &ns) == -EINVAL);
+	CHECK(ltap_parse_seconds(INFINITY, &ns) == -EINVAL);
+	CHECK(ltap_parse_seconds(NAN, &ns) == -EINVAL);
 }
 
 static void test_size(void)
@@ -44,6 +53,8 @@ static void test_size(void)
 	CHECK(ltap_parse_size("2m", &b) == 0 && b == 2u << 20);
 	CHECK(ltap_parse_size("M", &b) == -EINVAL);
 	CHECK(ltap_parse_size("3X", &b) == -EINVAL);
+	CHECK(ltap_parse_size("15E", &b) == -EINVAL);
+	CHECK(ltap_parse_size("16000000T", &b) == 0 && b == 16000000ull << 40);
 }
 
 static void test_edit_distance(void)

@@ -1,7 +1,9 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
  * the task cache, the ring-buffer page walker. */
+#include "catalog.h"
 #include "parse.h"
 #include "proc.h"
+#include "readfile.h"
 #include "elfsym.h"
 #include "ringpage.h"
 #include "symbols.h"
@@ -55,6 +57,39 @@ static void test_size(void)
 	CHECK(ltap_parse_size("3X", &b) == -EINVAL);
 	CHECK(ltap_parse_size("15E", &b) == -EINVAL);
 	CHECK(ltap_parse_size("16000000T", &b) == 0 && b == 16000000ull << 40);
+}
+
+/* A script read whole: from a file, from a pipe (ltap <(...): no size to
+ * ask for; this read past a 1-byte buffer before), never past the limit. */
+static void test_file_read(void)
+{
+	char path[64], *s;
+	size_t len = 0;
+	int fds[2];
+
+	s = ltap_file_read("/proc/self/comm", 4096, &len);
+	CHECK(s && len > 1 && s[len - 1] == '\n' && s[len] == 0);
+	free(s);
+	CHECK(pipe(fds) == 0);
+	CHECK(write(fds[1], "print(1)\n", 9) == 9);
+	close(fds[1]);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+	s = ltap_file_read(path, 4096, &len);
+	CHECK(s && len == 9 && strcmp(s, "print(1)\n") == 0);
+	free(s);
+	close(fds[0]);
+	CHECK(ltap_file_read("/proc/self/maps", 8, &len) == NULL && errno == EFBIG);
+	CHECK(ltap_file_read("/nonexistent", 8, &len) == NULL && errno == ENOENT);
+	CHECK(ltap_file_read("/", 8, &len) == NULL && errno == EISDIR);
+}
+
+static void test_strip_prefix(void)
+{
+	CHECK(strcmp(ltap_catalog_strip_prefix("tracepoint:sched:sched_switch"), "sched:sched_switch") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("t:kmem:*"), "kmem:*") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("sched:sched_switch"), "sched:sched_switch") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("tracepoint"), "tracepoint") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("t"), "t") == 0);
 }
 
 static void test_edit_distance(void)
@@ -396,6 +431,8 @@ int main(int argc, char **argv)
 	test_duration();
 	test_size();
 	test_edit_distance();
+	test_strip_prefix();
+	test_file_read();
 	test_proc();
 	test_ringpage();
 	test_ringpage_damaged();

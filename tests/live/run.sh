@@ -31,10 +31,11 @@ export LSAN_OPTIONS="suppressions=$SRCDIR/tests/lsan.supp:print_suppressions=0" 
 # process it started (ltap cleans the kernel on SIGTERM)
 set -m
 # (a command that fails outside any check says where, before set -e ends
-# it; not one inside a $(...), whose output the test reads)
+# it; not one inside a $(...), whose output the test reads, nor one under
+# set +e)
 name=$(basename "$1")
 ( set -eE; level=$BASH_SUBSHELL
-  trap '[ $BASH_SUBSHELL -ne $level ] || echo "FAIL: $name:$LINENO: \"$BASH_COMMAND\" returned $?"' ERR
+  trap 'rc=$?; [ $BASH_SUBSHELL -ne $level ] || [[ $- != *e* ]] || echo "FAIL: $name:$LINENO: \"$BASH_COMMAND\" returned $rc"' ERR
   trap kill_started EXIT
   . "$1" ) > "$WORK/test.log" 2>&1 &
 test_pid=$!

@@ -6,6 +6,7 @@
 #include "embedded.h"
 #include "log.h"
 #include "parse.h"
+#include "readfile.h"
 #include "tracefs_dir.h"
 
 #include <errno.h>
@@ -294,22 +295,10 @@ int main(int argc, char **argv)
 			return usage(stderr, 2);
 		name = argv[optind++];
 		if (stat(name, &st) == 0 || strchr(name, '/') || strstr(name, ".lua")) {
-			FILE *f = fopen(name, "rb");
-			if (!f) {
-				ltap_err("cannot open script %s: %s", name, strerror(errno));
+			if (!(src = ltap_file_read(name, LTAP_SCRIPT_MAX, &len))) {
+				ltap_err("cannot read script %s: %s", name, strerror(errno));
 				return 2;
 			}
-			fseek(f, 0, SEEK_END);
-			len = (size_t)ftell(f);
-			fseek(f, 0, SEEK_SET);
-			src = malloc(len + 1);
-			if (!src || fread(src, 1, len, f) != len) {
-				fclose(f);
-				ltap_err("cannot read script %s", name);
-				free(src);
-				return 2;
-			}
-			fclose(f);
 			owned = 1;
 			snprintf(chunk, sizeof chunk, "@%s", name);
 		} else {

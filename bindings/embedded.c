@@ -2,35 +2,12 @@
  * Lua's own libraries) and finds bundled scripts by name. */
 #include "ctx.h"
 #include "embedded.h"
+#include "readfile.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *embedded_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf) {
-		buf[n] = 0;
-		*len = (size_t)n;
-	}
-	return buf;
-}
 
 const char *ltap_embedded_find(int kind, const char *name, size_t *len, int *owned)
 {
@@ -41,7 +18,7 @@ const char *ltap_embedded_find(int kind, const char *name, size_t *len, int *own
 		char path[4096];
 		char *s;
 		snprintf(path, sizeof path, "%s/%s/%s.lua", dev, kind == LTAP_EMBED_STDLIB ? "stdlib" : "scripts", name);
-		if ((s = embedded_read_file(path, len)) != NULL) {
+		if ((s = ltap_file_read(path, LTAP_SCRIPT_MAX, len)) != NULL) {
 			*owned = 1;
 			return s;
 		}

@@ -80,10 +80,7 @@ static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const c
 
 	if (ltap_is_uprobe_spec(spec))
 		return ltap_uprobe_event(L, ctx, spec);
-	if (strncmp(spec, "tracepoint:", 11) == 0)
-		spec += 11;
-	else if (strncmp(spec, "t:", 2) == 0)
-		spec += 2;
+	spec = ltap_catalog_strip_prefix(spec);
 	ev = ltap_catalog_event(ctx->cat, spec);
 	if (ev)
 		return ev;
@@ -167,10 +164,7 @@ static void probe_glob(lua_State *L, struct ltap_ctx *ctx, const char *spec, con
 	struct probe_glob g = {L, ctx, filter, NULL, 0, stack};
 	int n;
 
-	if (strncmp(spec, "tracepoint:", 11) == 0)
-		spec += 11;
-	else if (strncmp(spec, "t:", 2) == 0)
-		spec += 2;
+	spec = ltap_catalog_strip_prefix(spec);
 	luaL_where(L, 1);
 	g.where = lua_tostring(L, -1);
 	g.handler = ltap_handler_add(L, ctx, fn);

@@ -181,10 +181,7 @@ static void text_split(const char *spec, char *buf, size_t len, char **sys, char
 {
 	char *colon;
 
-	if (strncmp(spec, "tracepoint:", 11) == 0)
-		spec += 11;
-	else if (strncmp(spec, "t:", 2) == 0)
-		spec += 2;
+	spec = ltap_catalog_strip_prefix(spec);
 	snprintf(buf, len, "%s", spec);
 	colon = strpbrk(buf, ":/");
 	*sys = NULL;

@@ -5,20 +5,46 @@
 
 #include "parse.h"
 
+#include <errno.h>
 #include <lauxlib.h>
+
+/* A duration: seconds as a number, or a string with a unit ("5s", "250ms",
+ * "2m"; runtime/parse.c): 0 and *ns, or -EINVAL. */
+static int timer_duration(lua_State *L, int arg, uint64_t *ns)
+{
+	if (lua_type(L, arg) == LUA_TNUMBER)
+		return ltap_parse_seconds(lua_tonumber(L, arg), ns);
+	if (lua_type(L, arg) == LUA_TSTRING)
+		return ltap_parse_duration(lua_tostring(L, arg), ns);
+	return -EINVAL;
+}
 
 static uint64_t timer_interval(lua_State *L, int arg)
 {
 	uint64_t ns;
-	if (lua_type(L, arg) == LUA_TNUMBER) {
-		lua_Number s = lua_tonumber(L, arg);
-		luaL_argcheck(L, s > 0, arg, "interval must be positive");
-		return (uint64_t)(s * 1e9);
-	}
-	if (ltap_parse_duration(luaL_checkstring(L, arg), &ns) != 0 || ns == 0)
+	if (lua_type(L, arg) != LUA_TNUMBER)
+		luaL_checkstring(L, arg);
+	if (timer_duration(L, arg, &ns) != 0 || ns == 0)
 		luaL_argerror(L, arg, lua_pushfstring(L, "bad duration '%s' (try \"5s\", \"250ms\")",
-						     lua_tostring(L, arg)));
+						     luaL_tolstring(L, arg, NULL)));
 	return ns;
+}
+
+/* ltap.parse_duration(V) -> ns: V in seconds (a number), or a string with a
+ * unit (ns us ms s m h), as every() and -d take it; nil, msg if it is not
+ * one: the one duration grammar for Lua code too. */
+static int timer_parse_duration(lua_State *L)
+{
+	uint64_t ns;
+	luaL_checkany(L, 1);
+	if (timer_duration(L, 1, &ns) != 0 || ns > (uint64_t)LUA_MAXINTEGER) {
+		const char *v = luaL_tolstring(L, 1, NULL);
+		luaL_pushfail(L);
+		lua_pushfstring(L, "bad duration '%s' (try \"5s\", \"250ms\")", v);
+		return 2;
+	}
+	lua_pushinteger(L, (lua_Integer)ns);
+	return 1;
 }
 
 static int timer_add(lua_State *L, int periodic)
@@ -105,6 +131,8 @@ void ltap_open_timer(lua_State *L)
 	lua_setfield(L, -2, "now");
 	lua_pushcfunction(L, timer_start_time);
 	lua_setfield(L, -2, "start_time");
+	lua_pushcfunction(L, timer_parse_duration);
+	lua_setfield(L, -2, "parse_duration");
 	lua_pop(L, 1);
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.timers");

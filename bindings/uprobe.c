@@ -15,10 +15,11 @@
 
 #include "catalog.h"
 #include "elfsym.h"
+#include "fetchargs.h"
 #include "instance.h"
+#include "libpath.h"
 #include "uprobe.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <lauxlib.h>
@@ -26,185 +27,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static const char *const arg_regs[] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
 
 enum { U_ENTRY, U_RETURN, U_SDT };
 
-/* "lib<name>.so*" or "<name>.so*" or "<name>" */
-static int lib_name_matches(const char *file, const char *name)
-{
-	size_t n = strlen(name);
-	if (strcmp(file, name) == 0)
-		return 1;
-	if (strncmp(file, "lib", 3) == 0 && strncmp(file + 3, name, n) == 0 && strncmp(file + 3 + n, ".so", 3) == 0)
-		return 1;
-	return strncmp(file, name, n) == 0 && strncmp(file + n, ".so", 3) == 0;
-}
-
-static int find_in_maps(pid_t pid, const char *name, char *out, size_t len)
-{
-	char path[64], line[4400];
-	FILE *f;
-	int found = 0;
-
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (!found && fgets(line, sizeof line, f)) {
-		char *file = strchr(line, '/'), *base;
-		if (!file)
-			continue;
-		file[strcspn(file, "\n")] = 0;
-		base = strrchr(file, '/') + 1;
-		if (lib_name_matches(base, name)) {
-			snprintf(out, len, "%s", file);
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static int find_in_dirs(const char *dirs, const char *name, int libs, char *out, size_t len)
-{
-	char copy[4096];
-	snprintf(copy, sizeof copy, "%s", dirs);
-	for (char *d = strtok(copy, ":"); d; d = strtok(NULL, ":")) {
-		DIR *dir;
-		struct dirent *de;
-		int found = 0;
-		if (!libs) {
-			snprintf(out, len, "%s/%s", d, name);
-			if (access(out, X_OK) == 0)
-				return 1;
-			continue;
-		}
-		if (!(dir = opendir(d)))
-			continue;
-		while (!found && (de = readdir(dir)) != NULL)
-			if (lib_name_matches(de->d_name, name)) {
-				snprintf(out, len, "%s/%s", d, de->d_name);
-				found = 1;
-			}
-		closedir(dir);
-		if (found)
-			return 1;
-	}
-	return 0;
-}
-
 static void uprobe_resolve_path(lua_State *L, struct ltap_ctx *ctx, const char *name, char *out, size_t len)
 {
-	char found[PATH_MAX];
-	const char *path = getenv("PATH");
-
-	if (strchr(name, '/')) {
-		snprintf(found, sizeof found, "%s", name);
-	} else if (!(ctx->opt.pid && find_in_maps(ctx->opt.pid, name, found, sizeof found)) &&
-		   !find_in_dirs(path ? path : "/usr/bin:/bin", name, 0, found, sizeof found) &&
-		   !find_in_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib",
-				 name, 1, found, sizeof found)) {
+	int e = ltap_libpath_find(name, ctx->opt.pid, out, len);
+	if (e == -ENOENT && !out[0])
 		luaL_error(L, "uprobe: no binary or library '%s' (not in $PATH or the library directories)", name);
-	}
-	if (!realpath(found, out))
-		luaL_error(L, "uprobe: %s: %s", found, strerror(errno));
-	(void)len;
-}
-
-/* One SDT argument "-4@%edi", "8@-16(%rbp)", "4@$5" as a fetcharg. */
-static int sdt_fetcharg(const char *arg, int i, char *out, size_t len)
-{
-	static const struct { const char *names[4]; const char *reg; } regs[] = {
-		{{"rax", "eax", "ax", "al"}, "%ax"}, {{"rbx", "ebx", "bx", "bl"}, "%bx"},
-		{{"rcx", "ecx", "cx", "cl"}, "%cx"}, {{"rdx", "edx", "dx", "dl"}, "%dx"},
-		{{"rsi", "esi", "si", "sil"}, "%si"}, {{"rdi", "edi", "di", "dil"}, "%di"},
-		{{"rbp", "ebp", "bp", "bpl"}, "%bp"}, {{"rsp", "esp", "sp", "spl"}, "%sp"},
-	};
-	char type[8], reg[16] = "", operand[128];
-	const char *at = strchr(arg, '@'), *op;
-	long size = strtol(arg, NULL, 10), off = 0;
-	int sign = size < 0;
-	char *paren;
-
-	if (!at)
-		return -1;
-	size = labs(size);
-	if (size != 1 && size != 2 && size != 4 && size != 8)
-		size = 8;
-	snprintf(type, sizeof type, "%c%ld", sign ? 's' : 'u', size * 8);
-	op = at + 1;
-	if (*op == '$') {
-		snprintf(out, len, "arg%d=\\%s:%s", i, op + 1, type);
-		return 0;
-	}
-	paren = strchr(op, '(');
-	if (paren) {
-		off = strtol(op, NULL, 10);
-		snprintf(operand, sizeof operand, "%s", paren + 1);
-		operand[strcspn(operand, ")")] = 0;
-		if (strchr(operand, ','))
-			return -1; /* indexed addressing: no fetcharg for it */
-	} else {
-		snprintf(operand, sizeof operand, "%s", op);
-	}
-	if (operand[0] != '%')
-		return -1;
-	for (size_t r = 0; r < sizeof regs / sizeof regs[0] && !reg[0]; r++)
-		for (int k = 0; k < 4; k++)
-			if (strcmp(operand + 1, regs[r].names[k]) == 0)
-				snprintf(reg, sizeof reg, "%s", regs[r].reg);
-	if (!reg[0] && operand[1] == 'r' && operand[2] >= '0' && operand[2] <= '9')
-		snprintf(reg, sizeof reg, "%%r%ld", strtol(operand + 2, NULL, 10));
-	if (!reg[0] && strcmp(operand + 1, "rip") == 0)
-		return -1; /* rip-relative: the address is the probe's, not known here */
-	if (!reg[0])
-		return -1;
-	if (paren)
-		snprintf(out, len, "arg%d=%+ld(%s):%s", i, off, reg, type);
-	else
-		snprintf(out, len, "arg%d=%s:%s", i, reg, type);
-	return 0;
-}
-
-static void append(char *buf, size_t len, const char *s)
-{
-	size_t n = strlen(buf);
-	snprintf(buf + n, len - n, "%s%s", n ? " " : "", s);
+	if (e)
+		luaL_error(L, "uprobe: %s: %s", out, strerror(-e));
 }
 
 /* The fetchargs of an entry or return probe, with " argN:string" modifiers. */
 static void uprobe_fetchargs(lua_State *L, int kind, const char *mods, char *out, size_t len)
 {
-	int strings[7] = {0}, ret_string = 0;
-	char mod[64], one[96];
-
-	while (mods && *mods) {
-		int n = 0, a;
-		mods += strspn(mods, " ");
-		if (sscanf(mods, "%63s%n", mod, &n) != 1)
-			break;
-		mods += n;
-		if (sscanf(mod, "arg%d:string", &a) == 1 && a >= 1 && a <= 6 && kind == U_ENTRY)
-			strings[a] = 1;
-		else if (strcmp(mod, "ret:string") == 0 && kind == U_RETURN)
-			ret_string = 1;
-		else
-			luaL_error(L, "uprobe: bad modifier '%s' (argN:string on entry probes, ret:string on return probes)", mod);
-	}
-	out[0] = 0;
-	if (kind == U_RETURN) {
-		append(out, len, ret_string ? "ret=+0($retval):string" : "ret=$retval:s64");
-		return;
-	}
-	for (int i = 1; i <= 6; i++) {
-		if (strings[i])
-			snprintf(one, sizeof one, "arg%d=+0(%s):string", i, arg_regs[i - 1]);
-		else
-			snprintf(one, sizeof one, "arg%d=%s:u64", i, arg_regs[i - 1]);
-		append(out, len, one);
-	}
+	char bad[64];
+	if (ltap_fetchargs_func(kind == U_RETURN, mods, out, len, bad, sizeof bad))
+		luaL_error(L, "uprobe: bad modifier '%s' (argN:string on entry probes, ret:string on return probes)", bad);
 }
 
 static const struct ltap_sdt *sdt_find(lua_State *L, struct ltap_elf *elf, const char *path, const char *what)
@@ -309,20 +149,15 @@ struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const ch
 		luaL_error(L, "uprobe: %s: %s", path, errno == ENOEXEC ? "not an ELF file" : strerror(errno));
 	if (kind == U_SDT) {
 		const struct ltap_sdt *s = sdt_find(L, elf, path, what);
-		char *args = NULL, one[160];
-		int i = 0;
+		int bad = ltap_fetchargs_sdt(s->args, fetch, sizeof fetch);
+		if (bad) {
+			lua_pushfstring(L, "usdt: %s: argument %d of '%s' uses addressing ltap cannot read",
+					what, bad, s->args);
+			ltap_elf_close(elf);
+			lua_error(L);
+		}
 		offset = s->pc_offset;
 		ref = s->sem_offset;
-		if (s->args[0] && (args = strdup(s->args)) != NULL)
-			for (char *a = strtok(args, " "); a; a = strtok(NULL, " ")) {
-				if (sdt_fetcharg(a, ++i, one, sizeof one)) {
-					free(args);
-					ltap_elf_close(elf);
-					luaL_error(L, "usdt: %s: argument %d '%s' uses addressing ltap cannot read", what, i, a);
-				}
-				append(fetch, sizeof fetch, one);
-			}
-		free(args);
 		snprintf(full, sizeof full, "%s_%s", s->provider, s->name);
 	} else if (strncmp(what, "0x", 2) == 0) {
 		uint64_t addr = strtoull(what, NULL, 16);

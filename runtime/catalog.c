@@ -238,6 +238,15 @@ int ltap_catalog_is_glob(const char *spec)
 	return strpbrk(spec, "*?[") != NULL;
 }
 
+const char *ltap_catalog_strip_prefix(const char *spec)
+{
+	if (strncmp(spec, "tracepoint:", 11) == 0)
+		return spec + 11;
+	if (strncmp(spec, "t:", 2) == 0)
+		return spec + 2;
+	return spec;
+}
+
 int ltap_catalog_glob(struct ltap_catalog *cat, const char *glob, int (*fn)(void *ud, const char *spec), void *ud)
 {
 	const char *all = catalog_available(cat);

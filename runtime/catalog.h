@@ -28,6 +28,9 @@ void ltap_catalog_suggest(struct ltap_catalog *cat, const char *spec, char *out,
 int ltap_catalog_glob(struct ltap_catalog *cat, const char *glob, int (*fn)(void *ud, const char *spec), void *ud);
 /* Whether spec is a glob rather than one event's name. */
 int ltap_catalog_is_glob(const char *spec);
+/* spec past a "tracepoint:" or "t:" prefix (bpftrace's): the "sys:name" or
+ * glob the catalog knows. */
+const char *ltap_catalog_strip_prefix(const char *spec);
 /* The event called name in any system ("mm_page_alloc"), or NULL. */
 struct tep_event *ltap_catalog_by_name(struct ltap_catalog *cat, const char *name);
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -183,13 +182,5 @@ int ltap_counter_read_one(struct ltap_counter *c, int n, int *cpu, struct ltap_c
 	if (counter_add(c->fds[n].fd, v))
 		return -errno;
 	counter_scale(v);
-	return 0;
-}
-
-int ltap_counter_enable(struct ltap_counter *c)
-{
-	for (int i = 0; i < c->n; i++)
-		if (ioctl(c->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return -errno;
 	return 0;
 }

@@ -31,6 +31,5 @@ int ltap_counter_unsupported(int err);
 int ltap_counter_read(struct ltap_counter *c, struct ltap_counter_value *v);
 /* The n-th fd's value: per CPU for a system-wide counter. n < 0 past the end. */
 int ltap_counter_read_one(struct ltap_counter *c, int n, int *cpu, struct ltap_counter_value *v);
-int ltap_counter_enable(struct ltap_counter *c);
 
 #endif

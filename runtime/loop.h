@@ -21,6 +21,10 @@ struct ltap_loop_hooks {
 	void (*batch)(void *ud);
 };
 
+/* An event newer than a drain's clock minus this waits for the next drain
+ * (loop.c says why). */
+#define LTAP_LOOP_ORDER_SLACK 10000000ull /* 10 ms */
+
 /* CLOCK_MONOTONIC in ns: the live trace clock. */
 uint64_t ltap_now(void);
 
@@ -33,12 +37,15 @@ int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t per
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id);
 /* Dispatch per CPU as read, without the merge (faster, out of order). */
 void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered);
+/* The clock a live run's drains read (ltap_now unless set): the unit tests
+ * run the loop on a fake one. Read once per batch, never per event. */
+void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void *ud);
 
 /* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
 int ltap_loop_run(struct ltap_loop *loop);
 /* Replay: dispatches every event of streams that hold all their data, with
- * the timers that fall between them; ltap_loop_finish(end) then runs the
- * timers up to the recorded end. */
+ * the timers that fall before the last one; ltap_loop_finish(end) then runs
+ * the timers up to the recorded end. */
 void ltap_loop_replay(struct ltap_loop *loop);
 /* Async-signal-safe: asks ltap_loop_run to return after the current batch. */
 void ltap_loop_stop(struct ltap_loop *loop);
@@ -46,9 +53,9 @@ void ltap_loop_stop(struct ltap_loop *loop);
 void ltap_loop_wake(struct ltap_loop *loop);
 /* Stops dispatching at once (exit(), a script error). */
 void ltap_loop_halt(struct ltap_loop *loop);
-int ltap_loop_halted(struct ltap_loop *loop);
-/* The final drain: reads what the rings still hold and dispatches all of it,
- * and the timers due up to `until`. Tracing must already be off. */
+/* The final drain: reads what the rings still hold and dispatches all of it
+ * with the timers that fall before its last event, then the timers due up to
+ * `until`: the rule a replay keeps too. Tracing must already be off. */
 void ltap_loop_finish(struct ltap_loop *loop, uint64_t until);
 
 #endif

@@ -23,6 +23,15 @@ static int parse_number(const char *s, double *v, char **end)
 	return 0;
 }
 
+static int duration_scale(double v, double scale, uint64_t *ns)
+{
+	double r = v * scale;
+	if (!(r >= 0) || r > 1.8e19) /* NaN fails the first test */
+		return -EINVAL;
+	*ns = (uint64_t)round(r); /* not llround: past INT64_MAX it overflows */
+	return 0;
+}
+
 int ltap_parse_duration(const char *s, uint64_t *ns)
 {
 	char *end;
@@ -31,16 +40,15 @@ int ltap_parse_duration(const char *s, uint64_t *ns)
 
 	if (parse_number(s, &v, &end))
 		return -EINVAL;
-	for (i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
-		if (strcmp(end, duration_units[i].unit) == 0) {
-			double r = v * duration_units[i].scale;
-			if (r > 1.8e19)
-				return -EINVAL;
-			*ns = (uint64_t)llround(r);
-			return 0;
-		}
-	}
+	for (i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+		if (strcmp(end, duration_units[i].unit) == 0)
+			return duration_scale(v, duration_units[i].scale, ns);
 	return -EINVAL;
+}
+
+int ltap_parse_seconds(double s, uint64_t *ns)
+{
+	return duration_scale(s, 1e9, ns);
 }
 
 int ltap_parse_size(const char *s, uint64_t *bytes)
@@ -61,7 +69,7 @@ int ltap_parse_size(const char *s, uint64_t *bytes)
 		end++;
 	if (*end || v > 1.8e19)
 		return -EINVAL;
-	*bytes = (uint64_t)llround(v);
+	*bytes = (uint64_t)round(v);
 	return 0;
 }
 

@@ -40,13 +40,19 @@ static inline uint32_t rp_read4(const char *p)
 	return v;
 }
 
-/* long_size is the kernel's sizeof(long) (the commit field's width). */
+/* long_size is the kernel's sizeof(long) (the commit field's width): 4 or
+ * 8. page_size: the bytes read; fewer than a header give an empty page. */
 static inline void ringpage_load(struct ringpage *rp, const char *page, int long_size,
 				 unsigned page_size)
 {
 	uint64_t flags = 0;
 	unsigned start = 8 + (unsigned)long_size;
 
+	if (page_size < start) {
+		memset(rp, 0, sizeof *rp);
+		rp->data = page;
+		return;
+	}
 	memcpy(&rp->ts, page, 8);
 	memcpy(&flags, page + 8, (size_t)long_size);
 	rp->data = page + start;
@@ -66,18 +72,22 @@ static inline void ringpage_load(struct ringpage *rp, const char *page, int long
 }
 
 /* The next data event: its bytes and size, with rp->ts its time. NULL at the
- * end of the page. */
+ * end of the page, or at the first length that does not fit in it (a damaged
+ * page: the rest of it is not read). Lengths are checked against the bytes
+ * left, never added first: a length from the page cannot wrap the offset. */
 static inline const void *ringpage_next(struct ringpage *rp, int *size)
 {
 	while (rp->next + 4 <= rp->size) {
 		const char *p = rp->data + rp->next;
+		unsigned left = rp->size - rp->next; /* from this header on */
 		uint32_t h = rp_read4(p);
 		unsigned type_len = h & 31, len;
 		uint64_t delta = h >> 5;
 
 		switch (type_len) {
 		case RP_TYPE_PADDING:
-			if (rp->next + 8 > rp->size)
+			/* array[0]: the bytes after the header */
+			if (left < 8 || rp_read4(p + 4) > left - 4)
 				return NULL;
 			rp->ts += delta;
 			rp->next += 4 + rp_read4(p + 4);
@@ -86,7 +96,7 @@ static inline const void *ringpage_next(struct ringpage *rp, int *size)
 			continue;
 		case RP_TYPE_TIME_EXTEND:
 		case RP_TYPE_TIME_STAMP:
-			if (rp->next + 8 > rp->size)
+			if (left < 8)
 				return NULL;
 			delta |= (uint64_t)rp_read4(p + 4) << RP_TS_SHIFT;
 			if (type_len == RP_TYPE_TIME_STAMP)
@@ -96,20 +106,27 @@ static inline const void *ringpage_next(struct ringpage *rp, int *size)
 			rp->next += 8;
 			continue;
 		case 0:
-			if (rp->next + 8 > rp->size)
+			/* array[0] counts itself and the data: 4 or less, no data,
+			 * which no event has (its common fields are 8 bytes) */
+			if (left < 8)
 				return NULL;
-			len = (rp_read4(p + 4) - 4 + 3) & ~3u;
+			len = rp_read4(p + 4);
+			if (len <= 4 || len - 4 > left - 8)
+				return NULL;
+			len = (len - 4 + 3) & ~3u;
+			if (len > left - 8)
+				return NULL;
 			p += 8;
 			rp->next += 8 + len;
 			break;
 		default:
 			len = type_len * 4;
+			if (len > left - 4)
+				return NULL;
 			p += 4;
 			rp->next += 4 + len;
 			break;
 		}
-		if (rp->next > rp->size)
-			return NULL;
 		rp->ts += delta;
 		*size = (int)len;
 		return p;

@@ -146,6 +146,7 @@ struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle
 		r->s.ops = &ring_ops;
 		r->s.fd = fd;
 		r->s.cpu = cpu;
+		r->s.cur.cpu = cpu; /* every record of this ring: set once */
 		r->subbuf = subbuf;
 		r->clock_offset = clock_offset;
 		r->cap = pool_pages;

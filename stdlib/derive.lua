@@ -29,6 +29,8 @@
 -- Events older than their key's newest pane (--unordered) are dropped and
 -- counted in derive.stats().late.
 
+local key_less = require("ltap.report").key_less
+
 local M = {}
 local dropped, late = 0, 0
 
@@ -40,12 +42,9 @@ end
 
 local function duration_ns(v, what)
   if v == nil then return nil end
-  if type(v) == "number" then return math.floor(v * 1e9 + 0.5) end
-  local n, unit = tostring(v):match("^([%d.]+)(%a*)$")
-  local mult = ({ns = 1, us = 1e3, ms = 1e6, s = 1e9, [""] = 1e9})[unit]
-  n = n and tonumber(n)
-  if not n or not mult then error("derive: bad duration '" .. tostring(v) .. "' for " .. what, 3) end
-  return math.floor(n * mult + 0.5) -- rounded, as the C parser does: "0.3s" is 300000000
+  local ns = ltap.parse_duration(v)
+  if not ns then error("derive: bad duration '" .. tostring(v) .. "' for " .. what, 3) end
+  return ns
 end
 
 function M.pairs(o)
@@ -104,18 +103,11 @@ function M.runs(o)
   finish(function()
     local keys = {}
     for k in pairs(cur) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    table.sort(keys, key_less)
     for _, k in ipairs(keys) do close(k) end
   end)
 end
 
--- keys of mixed types sort by type name first, numbers by value
-local function key_less(a, b)
-  local ta, tb = type(a), type(b)
-  if ta ~= tb then return ta < tb end
-  if ta == "number" or ta == "string" then return a < b end
-  return tostring(a) < tostring(b)
-end
 
 -- r = size / slide: the windows an event is in, the panes of slide a window has
 local function window_ratio(o, size, slide)

@@ -21,7 +21,8 @@ local function kind_rank(v)
   return t == "number" and 1 or t == "string" and 2 or t == "boolean" and 3 or t == "table" and 4 or 5
 end
 
--- any two keys, tuples part by part: numbers before strings, then by value
+-- The one order of keys (sorted(), reports, derive): numbers before strings
+-- before booleans before tuples, each by value, tuples part by part.
 local function key_less(a, b)
   local ra, rb = kind_rank(a), kind_rank(b)
   if ra ~= rb then return ra < rb end

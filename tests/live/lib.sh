@@ -31,8 +31,48 @@ expect_grep() { grep -qE -- "$2" "$3" || { cat "$3"; fail "$1: no line matching 
 # run_ltap OUT ERR ARGS...: runs ltap, stores its exit code in RC.
 run_ltap() { local o=$1 e=$2; shift 2; set +e; "$LTAP" "$@" > "$o" 2> "$e"; RC=$?; set -e; }
 
-# wait_for FILE PATTERN: waits up to 10 s for a line in FILE.
-wait_for() { for _ in $(seq 100); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; fail "timed out waiting for '$2' in $1"; }
+# wait_for FILE PATTERN [N]: waits up to 10 s for N (default 1) lines
+# matching PATTERN in FILE: readiness from what a program prints.
+wait_for() {
+  local n
+  for _ in $(seq 200); do
+    n=$(grep -cE -- "$2" "$1" 2>/dev/null) || true
+    [ "${n:-0}" -ge "${3:-1}" ] && return 0
+    sleep 0.05
+  done
+  fail "timed out waiting for ${3:-1} line(s) '$2' in $1"
+}
+
+# wait_attached ERR: ltap -v says "attached in X ms" on stderr once its
+# probes are enabled and its loop about to run.
+wait_attached() { wait_for "$1" "attached in [0-9.]+ ms"; }
+
+# wait_reading PID: waits until PID is blocked reading its standard input
+# (/proc/PID/syscall: read(2) is 0 on x86-64, fd 0): ltap --input - has
+# loaded its script and waits for a line.
+wait_reading() {
+  for _ in $(seq 1000); do
+    case "$(cat /proc/$1/syscall 2>/dev/null)" in "0 0x0 "*) return 0 ;; esac
+    sleep 0.01
+  done
+  fail "pid $1 never blocked reading its standard input"
+}
+
+# signal_taken PID [SIG]: waits until PID has no SIG (default INT) pending,
+# i.e. its handler took the last one: a second kill is then a second
+# signal, not one merged with the first (standard signals do not queue).
+signal_taken() {
+  local bit=$(( 1 << ($(kill -l "${2:-INT}") - 1) ))
+  for _ in $(seq 1000); do
+    local pnd
+    pnd=$(awk '$1 == "SigPnd:" || $1 == "ShdPnd:" { printf "%s ", $2 }' /proc/$1/status 2>/dev/null) || return 0
+    [ -z "$pnd" ] && return 0
+    local p1=${pnd%% *} p2=${pnd#* }
+    (( (0x$p1 | 0x${p2% }) & bit )) || return 0
+    sleep 0.01
+  done
+  fail "pid $1 never took its SIG${2:-INT}"
+}
 
 COUNT_SCRIPT=$WORK/count.lua
 cat > "$COUNT_SCRIPT" <<'LUA'

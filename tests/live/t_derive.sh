@@ -4,7 +4,7 @@ local derive, tree = require("ltap.derive"), require("ltap.proctree")
 local pairs_n, runs, path = 0, {}, nil
 derive.pairs{start = "syscalls:sys_enter_getppid", stop = "syscalls:sys_exit_getppid",
   fn = function(ns, s, e) if e.comm == "getppid_loop" and ns > 0 and s.time < e.time then pairs_n = pairs_n + 1 end end}
-derive.runs{event = "syscalls:sys_enter_getppid", key = "tid", gap = "50ms",
+derive.runs{event = "syscalls:sys_enter_getppid", key = "tid", gap = "1s",
   fn = function(r) if r.count > 1 then runs[#runs + 1] = r.count end end}
 probe("syscalls:sys_enter_getppid", function(e) if e.comm == "getppid_loop" then path = path or tree.path(e.pid) end end)
 finish(function()
@@ -13,7 +13,9 @@ finish(function()
     tostring(tree.get(ltap.target) and tree.get(ltap.target).exit ~= nil))
 end)
 LUA
-run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 3000; sleep 0.2; $PROGS/getppid_loop 2000" $WORK/d.lua
+# two loops, two tids: a run each (a run is one key's events no more than
+# gap apart: 1 s, which a loop of syscalls never pauses for, loaded or not)
+run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 3000; $PROGS/getppid_loop 2000" $WORK/d.lua
 expect_eq "exit" 0 "$RC"
 expect_grep "pairs, runs, process tree" "^pairs=5000 runs=2000,3000 path=(.*;)?ltap;sh;getppid_loop exited=true$" $WORK/out
 
@@ -23,7 +25,16 @@ expect_eq "exit" 0 "$RC"
 expect_grep "latency pairs" "^p50 .* p90 .* p99 .* max .*\(4321 pairs\)$" $WORK/out
 P=$PROGS/uprobe_target
 run_ltap $WORK/out $WORK/err latency -c "$P 1 1" u:$P:sleep10 ur:$P:sleep10
-expect_grep "10 ms sleep" "^p50 1[0-9]\.[0-9] ms .*\(1 pairs\)$" $WORK/out
+expect_grep "one pair" "^p50 [0-9.]+ [mu]?s .*\(1 pairs\)$" $WORK/out
+# the pair lies inside the program's own measurement of the call, which
+# sleeps 10 ms: 10 <= p50 <= its clock, within the printed rounding (three
+# figures) and the trace clock's drift
+awk '$1 == "clock" && $2 == "sleep10" { own = $3 }
+     $1 == "p50" { v = $2; u = $3 == "s" ? 1000 : $3 == "us" ? 0.001 : 1; ms = v * u
+                   tol = (v >= 100 ? 0.5 : v >= 10 ? 0.05 : 0.005) * u + 0.01 }
+     END { printf "p50 %s ms, the program clock %s ms\n", ms, own
+           exit !(own != "" && ms >= 10 - tol && ms <= own + tol) }' $WORK/out ||
+  fail "latency of a 10 ms sleep outside [10 ms, the program's clock]"
 
 # the boot-timing table from trace_marker writes in a saved text trace
 run_ltap $WORK/out $WORK/err --input $SRCDIR/tests/data/boot-markers.txt timeline marker

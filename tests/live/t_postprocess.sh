@@ -80,14 +80,18 @@ n=$(echo "$line" | awk '{print $4}')
 echo "ok: live, parent known, $n allocations"
 
 # SIGINT: the first prints the report 2 s later and goes on; a second
-# within 2 s of another prints it and exits 0
-"$LTAP" pagealloc-postprocess > $WORK/sig 2>&1 & l=$!; STARTED+=($l)
-sleep 1
-kill -INT $l; sleep 2.6
+# within 2 s of another prints it and exits 0. Each step waits for what
+# ltap prints (its on_interrupt output is flushed as it goes).
+"$LTAP" -v pagealloc-postprocess > $WORK/sig 2>&1 & l=$!; STARTED+=($l)
+wait_attached $WORK/sig
+kill -INT $l
+wait_for $WORK/sig "^SIGINT received, report pending"
+wait_for $WORK/sig "^Process"
 kill -0 $l || fail "ltap ended at the first SIGINT"
-grep -q "^SIGINT received, report pending" $WORK/sig || fail "no message at the first SIGINT"
 expect_eq "report 2 s after the first SIGINT" 1 "$(grep -c '^Process' $WORK/sig)"
-kill -INT $l; sleep 0.3
+# more than 2 s after the first (the report came 2 s after it): pending again
+kill -INT $l
+wait_for $WORK/sig "^SIGINT received, report pending" 2
 kill -INT $l
 wait $l; rc=$?
 expect_eq "exit after the second SIGINT" 0 "$rc"
@@ -101,21 +105,25 @@ expect_eq "reports printed (first SIGINT, end)" 2 "$(grep -c '^Process' $WORK/si
 mkfifo $WORK/fifo
 exec 7<>$WORK/fifo
 "$LTAP" --input - pagealloc-postprocess < $WORK/fifo > $WORK/pipe 2>&1 & l=$!; STARTED+=($l)
-sleep 0.5
-kill -INT $l; sleep 0.2; kill -INT $l; sleep 0.3
+wait_reading $l
+kill -INT $l
+wait_for $WORK/pipe "^SIGINT received, report pending"
+kill -INT $l
+wait_for $WORK/pipe "^Second SIGINT received quickly, exiting$"
 kill -0 $l || fail "ltap ended before the next line came"
 head -3 $SRCDIR/tests/data/pagealloc-perl.txt | tail -1 >&7
 wait $l; rc=$?
+# ltap read the line before it ended: nothing is left in the pipe
+! read -t 0 -u 7 || fail "ltap ended without reading the next line"
 expect_eq "exit at the next line" 0 "$rc"
-expect_grep "second SIGINT (pipe)" "^Second SIGINT received quickly, exiting$" $WORK/pipe
 expect_eq "the report at the end" 1 "$(grep -c '^Process' $WORK/pipe)"
 exec 7>&-
 # ... and a fifth SIGINT in a row before that line ends it without one
 rm -f $WORK/fifo; mkfifo $WORK/fifo
 exec 7<>$WORK/fifo
 "$LTAP" --input - pagealloc-postprocess < $WORK/fifo > $WORK/many 2>&1 & l=$!; STARTED+=($l)
-sleep 0.5
-for i in 1 2 3 4 5; do kill -INT $l; sleep 0.2; done
+wait_reading $l
+for i in 1 2 3 4 5; do kill -INT $l; signal_taken $l; done
 wait $l; rc=$?
 exec 7>&-
 expect_eq "exit after many SIGINTs" 0 "$rc"

@@ -31,23 +31,35 @@ LUA
 run_ltap $WORK/out $WORK/err -c "$PROGS/hot 1" $WORK/l.lua
 expect_eq "hot_spin's source lines $first-$last" "lines ok" "$(cat $WORK/out)"
 
+# profile_gated NAME ARGS...: hot runs (exec'd, its mappings in place) and
+# waits at its gate (tests/progs/gate.h); ltap profile ARGS attaches to it
+# (@pid@ in ARGS: hot's pid); hot then spins 1 s of CPU time, however loaded
+# the machine, and exits; a SIGINT ends the profile with all its samples
+profile_gated() {
+  local name=$1; shift
+  rm -f $WORK/go
+  $PROGS/hot 1 @$WORK/go > /dev/null 2> $WORK/hot.err & hot=$!; STARTED+=($hot)
+  wait_for $WORK/hot.err "^waiting for"
+  "$LTAP" -v profile "${@//@pid@/$hot}" > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+  wait_attached $WORK/err
+  touch $WORK/go
+  wait $hot
+  kill -INT $l 2>/dev/null || true; set +e; wait $l; RC=$?; set -e
+  expect_eq "exit $name" 0 "$RC"
+}
+
 # -p: a process already running (its mappings read from /proc)
-$PROGS/hot 3 > /dev/null & STARTED+=($!)
-sleep 0.2
-run_ltap $WORK/out $WORK/err profile -F 499 -p $! -d 1s --top 1
-expect_eq "exit -p" 0 "$RC"
+profile_gated -p -F 499 -p @pid@ --top 1 --folded $WORK/pid
 expect_grep "-p report" "^ +[0-9.]+%  hot +hot +\[\.\] hot_spin$" $WORK/out
-kill $! 2>/dev/null || true
+share=$(awk '$1 ~ /^hot;/ { t += $NF; if ($1 ~ /;hot_spin$/) h += $NF } END { printf "%d %d\n", t, (t ? 100 * h / t : 0) }' $WORK/pid)
+echo "-p: hot samples, % in hot_spin: $share"
+[ "${share% *}" -ge 300 ] && [ "${share#* }" -ge 80 ] || fail "-p: hot_spin share: $share"
 
 # -a: system-wide, every process and the kernel; hot's samples still by name
-$PROGS/hot 3 > /dev/null & STARTED+=($!)
-sleep 0.2
-run_ltap $WORK/out $WORK/err profile -F 499 -a -d 1s --folded $WORK/all --top 3
-expect_eq "exit -a" 0 "$RC"
+profile_gated -a -F 499 -a --folded $WORK/all --top 3
 share=$(awk '$1 ~ /^hot;/ { t += $NF; if ($1 ~ /;hot_spin$/) h += $NF } END { printf "%d %d\n", t, (t ? 100 * h / t : 0) }' $WORK/all)
 echo "-a: hot samples, % in hot_spin: $share"
 [ "${share% *}" -ge 300 ] && [ "${share#* }" -ge 80 ] || fail "-a: hot_spin share: $share"
-kill $! 2>/dev/null || true
 
 run_ltap $WORK/out $WORK/err profile -F 0 -d 1s
 expect_eq "bad frequency exit" 1 "$RC"

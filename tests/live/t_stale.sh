@@ -1,7 +1,7 @@
 # Instances of an ltap that was SIGKILLed are removed at the next start.
 mkdir $T/instances/ltap-999999999
-"$LTAP" -e 'probe("sched:sched_switch", function() end)' > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
-sleep 0.5
+"$LTAP" -v -e 'probe("sched:sched_switch", function() end)' > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+wait_attached $WORK/err
 [ ! -d $T/instances/ltap-999999999 ] || fail "stale instance not removed"
 [ -d $T/instances/ltap-$l ] || fail "running ltap has no instance"
 kill -KILL $l; wait $l || true

@@ -1,7 +1,12 @@
 /* hot.c: a program with one known hot function, for profiles and symbol
  * lookups. Built as a PIE with frame pointers and debug info.
- *   hot SECONDS   spins in hot_spin() for SECONDS (the profile's target)
- * cold_helper() exists so a lookup test has a second, never-hot function. */
+ *   hot SECONDS [@FILE]  spins in hot_spin() for SECONDS of its own CPU time
+ *                        (the profile's target), after FILE exists (gate.h)
+ * CPU time, not wall time: a profile at F Hz gets about F * SECONDS samples
+ * of it however loaded the machine is. cold_helper() exists so a lookup test
+ * has a second, never-hot function. */
+#include "gate.h"
+
 #include <stdlib.h>
 #include <time.h>
 
@@ -22,19 +27,22 @@ __attribute__((noinline)) void hot_spin(unsigned long rounds)
 	/* HOT_END */
 }
 
-static double now(void)
+static double cpu_seconds(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1.0, end = now() + secs;
+	double secs = argc > 1 ? atof(argv[1]) : 1.0, end;
 
+	if (argc > 2)
+		gate_wait(argv[2]);
+	end = cpu_seconds() + secs;
 	sink = cold_helper((unsigned long)argc);
-	while (now() < end)
+	while (cpu_seconds() < end)
 		hot_spin(1000000);
 	return 0;
 }

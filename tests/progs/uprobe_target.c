@@ -3,8 +3,12 @@
  *   calls f(i, "hello") N times and hits marker ltap_test:m (args i, 42, -7)
  *   M times; hits ltap_test:guarded (a marker with a semaphore) only while a
  *   tracer has set the semaphore, and prints how often; calls sleep10() once
- *   (10 ms); with PHASES, runs phase_a .. phase_e of 20, 30, 10, 40, 25 ms
- *   and prints each phase's start on its own CLOCK_MONOTONIC clock. */
+ *   (10 ms) and prints how long the call took ("clock sleep10 MS"); with
+ *   PHASES, runs phase_a .. phase_e of 20, 30, 10, 40, 25 ms and prints for
+ *   each the time inside it and the time just before it was called
+ *   ("phase NAME IN BEFORE"), on its own CLOCK_MONOTONIC clock from the
+ *   start: a probe's time stamp of a call lies between the two, however
+ *   loaded the machine. */
 #define _SDT_HAS_SEMAPHORES 1 /* every marker gets its <provider>_<name>_semaphore */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +41,16 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static double t0;
+static double t0, before;
 
 #define PHASE(name, ms)                                                      \
 	__attribute__((noinline)) void name(void)                            \
 	{                                                                    \
-		printf("phase %s %.3f\n", #name, now_ms() - t0);             \
+		double in = now_ms() - t0;                                   \
+		printf("phase %s %.3f %.3f\n", #name, in, before - t0);      \
 		usleep((ms) * 1000);                                         \
 	}
+#define CALL(fn) (before = now_ms(), fn())
 PHASE(phase_a, 20)
 PHASE(phase_b, 30)
 PHASE(phase_c, 10)
@@ -65,14 +71,16 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("guarded %ld\n", guarded);
+	before = now_ms();
 	sleep10();
+	printf("clock sleep10 %.3f\n", now_ms() - before);
 	if (argc > 3) {
 		t0 = now_ms();
-		phase_a();
-		phase_b();
-		phase_c();
-		phase_d();
-		phase_e();
+		CALL(phase_a);
+		CALL(phase_b);
+		CALL(phase_c);
+		CALL(phase_d);
+		CALL(phase_e);
 		printf("phase end %.3f\n", now_ms() - t0);
 	}
 	return 0;

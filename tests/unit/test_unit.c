@@ -1,30 +1,24 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
  * the task cache, the ring-buffer page walker. */
+#include "catalog.h"
 #include "parse.h"
 #include "proc.h"
+#include "readfile.h"
 #include "elfsym.h"
 #include "ringpage.h"
 #include "symbols.h"
 
+#include "check.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(cond)) {                                                       \
-			failures++;                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                    \
-	} while (0)
 
 static void test_duration(void)
 {
@@ -41,6 +35,14 @@ static void test_duration(void)
 	CHECK(ltap_parse_duration("-1s", &ns) == -EINVAL);
 	CHECK(ltap_parse_duration("5parsecs", &ns) == -EINVAL);
 	CHECK(ltap_parse_duration("1e30h", &ns) == -EINVAL);
+	/* past INT64_MAX ns, still in a uint64_t (llround overflowed here) */
+	CHECK(ltap_parse_duration("1.7e10", &ns) == 0 && ns == 17000000000000000000ull);
+	CHECK(ltap_parse_seconds(0.3, &ns) == 0 && ns == 300000000ull);
+	CHECK(ltap_parse_seconds(1.5, &ns) == 0 && ns == 1500000000ull);
+	CHECK(ltap_parse_seconds(0, &ns) == 0 && ns == 0);
+	CHECK(ltap_parse_seconds(-1, &ns) == -EINVAL);
+	CHECK(ltap_parse_seconds(INFINITY, &ns) == -EINVAL);
+	CHECK(ltap_parse_seconds(NAN, &ns) == -EINVAL);
 }
 
 static void test_size(void)
@@ -53,6 +55,41 @@ static void test_size(void)
 	CHECK(ltap_parse_size("2m", &b) == 0 && b == 2u << 20);
 	CHECK(ltap_parse_size("M", &b) == -EINVAL);
 	CHECK(ltap_parse_size("3X", &b) == -EINVAL);
+	CHECK(ltap_parse_size("15E", &b) == -EINVAL);
+	CHECK(ltap_parse_size("16000000T", &b) == 0 && b == 16000000ull << 40);
+}
+
+/* A script read whole: from a file, from a pipe (ltap <(...): no size to
+ * ask for; this read past a 1-byte buffer before), never past the limit. */
+static void test_file_read(void)
+{
+	char path[64], *s;
+	size_t len = 0;
+	int fds[2];
+
+	s = ltap_file_read("/proc/self/comm", 4096, &len);
+	CHECK(s && len > 1 && s[len - 1] == '\n' && s[len] == 0);
+	free(s);
+	CHECK(pipe(fds) == 0);
+	CHECK(write(fds[1], "print(1)\n", 9) == 9);
+	close(fds[1]);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+	s = ltap_file_read(path, 4096, &len);
+	CHECK(s && len == 9 && strcmp(s, "print(1)\n") == 0);
+	free(s);
+	close(fds[0]);
+	CHECK(ltap_file_read("/proc/self/maps", 8, &len) == NULL && errno == EFBIG);
+	CHECK(ltap_file_read("/nonexistent", 8, &len) == NULL && errno == ENOENT);
+	CHECK(ltap_file_read("/", 8, &len) == NULL && errno == EISDIR);
+}
+
+static void test_strip_prefix(void)
+{
+	CHECK(strcmp(ltap_catalog_strip_prefix("tracepoint:sched:sched_switch"), "sched:sched_switch") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("t:kmem:*"), "kmem:*") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("sched:sched_switch"), "sched:sched_switch") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("tracepoint"), "tracepoint") == 0);
+	CHECK(strcmp(ltap_catalog_strip_prefix("t"), "t") == 0);
 }
 
 static void test_edit_distance(void)
@@ -153,6 +190,64 @@ static void test_ringpage(void)
 	memcpy(page + 8, &commit, 8);
 	ringpage_load(&rp, page, 8, sizeof page);
 	CHECK(rp.size == sizeof page - 16 && rp.missed == 0);
+}
+
+/* Loads a page of `len` bytes of events after a zeroed header and returns
+ * how many events the walk yields, -1 if one has a negative size. */
+static int ringpage_count(char *page, unsigned len, unsigned page_size)
+{
+	struct ringpage rp;
+	uint64_t commit = len;
+	int size, n = 0;
+
+	memset(page, 0, 16);
+	memcpy(page + 8, &commit, 8);
+	ringpage_load(&rp, page, 8, page_size);
+	while (ringpage_next(&rp, &size)) {
+		if (size < 0)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* Damaged pages: a length that does not fit ends the walk of the page; none
+ * wraps the offset (a large event's length under 4 used to: a negative size,
+ * and the walk went on from the wrapped offset). */
+static void test_ringpage_damaged(void)
+{
+	static const uint32_t small_lens[] = {0, 1, 3, 4, 0xffffffff, 0xfffffffc};
+	char page[4096];
+	unsigned off;
+
+	for (size_t i = 0; i < sizeof small_lens / sizeof small_lens[0]; i++) {
+		off = put4(page, 0, 0);                 /* large event */
+		off = put4(page, off, small_lens[i]);   /* its length, counting itself */
+		off = put4(page, off, (1u << 5) | 1);   /* a 4-byte event after it */
+		off = put4(page, off, 0xcccc);
+		CHECK(ringpage_count(page, off, sizeof page) == 0);
+	}
+	off = put4(page, 0, 0);                         /* 5 bytes of data: 8 with padding */
+	off = put4(page, off, 4 + 5);
+	off = put4(page, off, 1);
+	off = put4(page, off, 2);
+	CHECK(ringpage_count(page, off, sizeof page) == 1);
+	CHECK(ringpage_count(page, off - 4, sizeof page) == 0); /* its data past the commit */
+
+	/* padding whose length wraps the offset back into the event before */
+	off = put4(page, 0, (1u << 5) | 1);             /* 4 bytes of data ... */
+	off = put4(page, off, (1u << 5) | 1);           /* ... that read as a header */
+	off = put4(page, off, (1u << 5) | RP_TYPE_PADDING);
+	off = put4(page, off, 0xfffffff8);              /* 4 + this: back 4 bytes */
+	CHECK(ringpage_count(page, off, sizeof page) == 1);
+
+	off = put4(page, 0, (3u << 5) | 3);             /* 12 bytes, 8 left */
+	off = put4(page, off, 1);
+	off = put4(page, off, 2);
+	CHECK(ringpage_count(page, off, sizeof page) == 0);
+	off = put4(page, 0, (1u << 5) | RP_TYPE_TIME_EXTEND); /* no room for array[0] */
+	CHECK(ringpage_count(page, off, sizeof page) == 0);
+	CHECK(ringpage_count(page, 0, 10) == 0);         /* less than a page header */
 }
 
 /* The symbols and SDT notes of tests/progs/uprobe_target.c. */
@@ -336,8 +431,11 @@ int main(int argc, char **argv)
 	test_duration();
 	test_size();
 	test_edit_distance();
+	test_strip_prefix();
+	test_file_read();
 	test_proc();
 	test_ringpage();
+	test_ringpage_damaged();
 	if (argc > 3) {
 		test_symbols(argv[1], argv[2]);
 		test_elf(argv[3]);

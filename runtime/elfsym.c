@@ -73,6 +73,8 @@ static int elf_load_funcs(struct ltap_elf *e)
 		if (elf_add_symbols(e, scn, &sh, &cap))
 			return -ENOMEM;
 	}
+	if (!e->nfuncs)
+		return 0; /* a stripped executable's .dynsym may hold only imports */
 	qsort(e->funcs, (size_t)e->nfuncs, sizeof *e->funcs, func_cmp);
 	/* .symtab and .dynsym name most functions twice */
 	for (int i = 0; i < e->nfuncs; i++)

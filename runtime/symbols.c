@@ -178,7 +178,8 @@ static void kernel_load(struct ltap_symbols *s)
 		}
 		line = nl ? nl + 1 : NULL;
 	}
-	qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
+	if (n)
+		qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
 	s->nksyms = n;
 }
 
@@ -556,7 +557,8 @@ void ltap_symbols_fork(struct ltap_symbols *s, int ppid, int pid)
 
 	if (!parent || !child || parent == child || proc_reserve(child, parent->n))
 		return;
-	memcpy(child->maps, parent->maps, (size_t)parent->n * sizeof *child->maps);
+	if (parent->n) /* else both may be NULL, which memcpy may not be given */
+		memcpy(child->maps, parent->maps, (size_t)parent->n * sizeof *child->maps);
 	child->n = parent->n;
 	child->read_proc = parent->read_proc;
 }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,14 @@ static void test_proc(void)
 		ltap_proc_update(p, 1000000 + i, 1000000 + i, "t");
 	CHECK(ltap_proc_tgid(p, 4242) == 4240);
 	CHECK(ltap_proc_tgid(p, 1000000 + 12345) == 1000000 + 12345);
+	/* a replayed trace can name any tid: the ends of int are tasks too */
+	ltap_proc_update(p, INT_MAX, INT_MAX, "max");
+	ltap_proc_update(p, -1, -1, "minus-one");
+	ltap_proc_update(p, INT_MIN, 7, "min");
+	CHECK(strcmp(ltap_proc_comm(p, INT_MAX), "max") == 0 && ltap_proc_tgid(p, INT_MAX) == INT_MAX);
+	CHECK(strcmp(ltap_proc_comm(p, -1), "minus-one") == 0);
+	CHECK(strcmp(ltap_proc_comm(p, INT_MIN), "min") == 0 && ltap_proc_tgid(p, INT_MIN) == 7);
+	CHECK(ltap_proc_tgid(p, 4242) == 4240);
 	ltap_proc_free(p);
 }
 
@@ -194,6 +203,11 @@ static void test_elf(const char *path)
 	ltap_elf_close(e);
 	CHECK(ltap_elf_open("/nonexistent") == NULL && errno == ENOENT);
 	CHECK(ltap_elf_open("/etc/passwd") == NULL && errno == ENOEXEC);
+	/* an ELF without defined functions (a stripped executable's .dynsym
+	 * holds only imports) is a valid ELF with none */
+	e = ltap_elf_open("/usr/bin/true");
+	CHECK(e && ltap_elf_funcs(e, &all) == 0 && ltap_elf_func_find(e, "main") == NULL);
+	ltap_elf_close(e);
 }
 
 /* The value of symbol name in the ELF's symtab, read with libelf: an answer
@@ -287,6 +301,9 @@ static void test_symbols(const char *hot, const char *hot_src)
 	      strcmp(r.name, "cold_helper") == 0 && r.off == 2);
 	ltap_symbols_exec(s, child);
 	CHECK(ltap_symbols_lookup(s, child, base + cold, 0, &r) == -ENOENT);
+	/* a fork whose parent ltap knows nothing of: nothing to copy */
+	ltap_symbols_fork(s, 999999904, 999999905);
+	CHECK(ltap_symbols_lookup(s, 999999905, base + cold, 0, &r) == -ENOENT);
 
 	/* a million cached frames */
 	t0 = now_s();

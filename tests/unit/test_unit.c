@@ -206,6 +206,15 @@ static void test_elf(const char *path)
 	ltap_elf_close(e);
 	CHECK(ltap_elf_open("/nonexistent") == NULL && errno == ENOENT);
 	CHECK(ltap_elf_open("/etc/passwd") == NULL && errno == ENOEXEC);
+	/* a FIFO is no ELF file, and opening it must not wait for a writer */
+	{
+		char fifo[64];
+		snprintf(fifo, sizeof fifo, "/tmp/ltap-unit-fifo-%d", (int)getpid());
+		unlink(fifo);
+		CHECK(mkfifo(fifo, 0600) == 0);
+		CHECK(ltap_elf_open(fifo) == NULL && errno == ENOEXEC);
+		unlink(fifo);
+	}
 	/* an ELF without defined functions (a stripped executable's .dynsym
 	 * holds only imports) is a valid ELF with none */
 	e = ltap_elf_open("/usr/bin/true");

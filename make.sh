@@ -7,8 +7,9 @@ cd "$(dirname "$0")"
 
 PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev"
 # the tests' peers and tools: trace-cmd, Chromium (the flame graph SVG),
-# python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl)
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1"
+# python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl),
+# elfutils (eu-addr2line) and libc6-dbg (libc's DWARF) for the symbol comparison
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

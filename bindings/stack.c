@@ -144,7 +144,9 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 }
 
 /* sym(ADDR, [PID]): name, offset, module, file, line of ADDR in process PID
- * (kernel addresses need none); nothing when no symbol covers ADDR. */
+ * (kernel addresses need none). name and offset are nil where no symbol
+ * covers ADDR but its module (and maybe its source line) is known; nothing
+ * at all when not even the module is. */
 static int stack_sym(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
@@ -152,10 +154,15 @@ static int stack_sym(lua_State *L)
 	int pid = (int)luaL_optinteger(L, 2, 0);
 	struct ltap_sym s;
 
-	if (ltap_symbols_lookup(ctx->syms, pid, addr, 1, &s) != 0 || !s.name)
+	if (ltap_symbols_lookup(ctx->syms, pid, addr, 1, &s) != 0 || !(s.name || s.module))
 		return 0;
-	lua_pushstring(L, s.name);
-	lua_pushinteger(L, (lua_Integer)s.off);
+	if (s.name) {
+		lua_pushstring(L, s.name);
+		lua_pushinteger(L, (lua_Integer)s.off);
+	} else {
+		lua_pushnil(L);
+		lua_pushnil(L);
+	}
 	lua_pushstring(L, s.module);
 	if (!s.file)
 		return 3;

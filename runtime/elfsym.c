@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct ltap_elf {
@@ -73,6 +74,8 @@ static int elf_load_funcs(struct ltap_elf *e)
 		if (elf_add_symbols(e, scn, &sh, &cap))
 			return -ENOMEM;
 	}
+	if (!e->nfuncs)
+		return 0; /* a stripped executable's .dynsym may hold only imports */
 	qsort(e->funcs, (size_t)e->nfuncs, sizeof *e->funcs, func_cmp);
 	/* .symtab and .dynsym name most functions twice */
 	for (int i = 0; i < e->nfuncs; i++)
@@ -85,17 +88,19 @@ static int elf_load_funcs(struct ltap_elf *e)
 struct ltap_elf *ltap_elf_open(const char *path)
 {
 	struct ltap_elf *e = calloc(1, sizeof *e);
+	struct stat st;
 
 	if (!e)
 		return NULL;
 	elf_version(EV_CURRENT);
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path from a traced process's mappings may since name a FIFO: never wait on it */
+	e->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (e->fd < 0) {
 		free(e);
 		return NULL;
 	}
-	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
-	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
+	if (fstat(e->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !(e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL)) || elf_kind(e->elf) != ELF_K_ELF) {
 		ltap_elf_close(e);
 		errno = ENOEXEC;
 		return NULL;

@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Any int is a tid: a replayed trace may name INT_MAX or -1, so a slot's
+ * use is its own flag, not a reserved key value. */
 struct proc_entry {
-	int key; /* tid + 1; 0 marks a free slot (tid 0 is the idle task) */
+	int tid;
 	int tgid;
 	char comm[16];
+	unsigned char used;
 };
 
 struct ltap_proc {
@@ -46,15 +49,15 @@ void ltap_proc_free(struct ltap_proc *p)
 	free(p);
 }
 
-static uint32_t proc_hash(int key)
+static uint32_t proc_hash(int tid)
 {
-	return (uint32_t)key * 2654435761u;
+	return (uint32_t)tid * 2654435761u;
 }
 
-static struct proc_entry *proc_slot(struct proc_entry *tab, uint32_t mask, int key)
+static struct proc_entry *proc_slot(struct proc_entry *tab, uint32_t mask, int tid)
 {
-	uint32_t i = proc_hash(key) & mask;
-	while (tab[i].key && tab[i].key != key)
+	uint32_t i = proc_hash(tid) & mask;
+	while (tab[i].used && tab[i].tid != tid)
 		i = (i + 1) & mask;
 	return &tab[i];
 }
@@ -66,8 +69,8 @@ static int proc_grow(struct ltap_proc *p)
 	if (!nt)
 		return -1;
 	for (uint32_t i = 0; i <= p->mask; i++)
-		if (p->tab[i].key)
-			*proc_slot(nt, nmask, p->tab[i].key) = p->tab[i];
+		if (p->tab[i].used)
+			*proc_slot(nt, nmask, p->tab[i].tid) = p->tab[i];
 	free(p->tab);
 	p->tab = nt;
 	p->mask = nmask;
@@ -107,16 +110,17 @@ static void proc_read(struct ltap_proc *p, int tid, struct proc_entry *e)
 
 static struct proc_entry *proc_get(struct ltap_proc *p, int tid, int load)
 {
-	struct proc_entry *e = proc_slot(p->tab, p->mask, tid + 1);
+	struct proc_entry *e = proc_slot(p->tab, p->mask, tid);
 
-	if (e->key)
+	if (e->used)
 		return e;
 	if ((p->used + 1) * 2 > p->mask + 1) {
 		if (proc_grow(p) < 0)
 			return NULL;
-		e = proc_slot(p->tab, p->mask, tid + 1);
+		e = proc_slot(p->tab, p->mask, tid);
 	}
-	e->key = tid + 1;
+	e->used = 1;
+	e->tid = tid;
 	p->used++;
 	if (load)
 		proc_read(p, tid, e);
@@ -216,7 +220,7 @@ char *ltap_proc_cmdlines(struct ltap_proc *p)
 		return NULL;
 	out[0] = 0;
 	for (uint32_t i = 0; i <= p->mask; i++) {
-		if (!p->tab[i].key || p->tab[i].key == 1)
+		if (!p->tab[i].used || p->tab[i].tid == 0)
 			continue;
 		if (len + 64 > cap) {
 			char *n = realloc(out, cap *= 2);
@@ -226,7 +230,7 @@ char *ltap_proc_cmdlines(struct ltap_proc *p)
 			}
 			out = n;
 		}
-		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", (int)p->tab[i].key - 1, p->tab[i].comm);
+		len += (size_t)snprintf(out + len, cap - len, "%d %s\n", p->tab[i].tid, p->tab[i].comm);
 	}
 	return out;
 }

@@ -1,16 +1,26 @@
 /* symbols.c: kernel symbols from /proc/kallsyms (one sorted array, binary
  * search), user symbols through libdwfl with one Dwfl per ELF file (libc is
- * opened once for every process that maps it), per-process mappings from the
- * perf ring or /proc/PID/maps, and a cache of (module, address) results. */
+ * opened once for every process that maps it) and symtab.c's choice of name,
+ * per-process mappings from the perf ring or /proc/PID/maps, JIT names from
+ * perfmap.c, and a cache of (module, address) results. */
 #include "symbols.h"
 
+#include "perfmap.h"
+#include "symtab.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define PROC_BUCKETS 4096
 #define MOD_BUCKETS 512
@@ -21,17 +31,12 @@ struct ksym {
 	const char *name, *module;
 };
 
-struct usym {
-	uint64_t addr, size; /* module addresses, bias included */
-	const char *name;
-};
-
 struct module {
 	struct module *next;
 	char *path;
-	struct usym *syms; /* functions sorted by address: libdwfl's own lookup is a linear scan */
-	size_t nsyms;
+	struct ltap_symtab *tab;
 	int opened, failed;
+	int anon; /* no file: JIT code is named by /tmp/perf-PID.map */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
@@ -44,21 +49,13 @@ struct map {
 	struct module *mod;
 };
 
-struct jit {
-	uint64_t start, end;
-	char *name;
-};
-
 struct proc {
 	struct proc *next;
 	int pid;
 	struct map *maps; /* sorted by start, not overlapping */
 	int n, cap;
 	int read_proc;    /* /proc/PID/maps was read (or an exec made it moot) */
-	int jit_loaded;
-	struct jit *jit;
-	int njit;
-	char *jit_path;
+	struct ltap_perfmap *jit;
 };
 
 struct cached {
@@ -67,6 +64,12 @@ struct cached {
 	const char *name, *file;
 	uint64_t off;
 	int line, lines_done;
+};
+
+/* Source paths made absolute (DW_AT_comp_dir + name), each stored once. */
+struct paths {
+	char **tab;
+	size_t used, cap;
 };
 
 struct ltap_symbols {
@@ -78,6 +81,7 @@ struct ltap_symbols {
 	struct module *mods[MOD_BUCKETS];
 	struct cached *cache;
 	size_t cache_cap, cache_used;
+	struct paths paths;
 };
 
 struct ltap_symbols *ltap_symbols_new(void)
@@ -87,10 +91,7 @@ struct ltap_symbols *ltap_symbols_new(void)
 
 static void proc_free(struct proc *p)
 {
-	for (int i = 0; i < p->njit; i++)
-		free(p->jit[i].name);
-	free(p->jit);
-	free(p->jit_path);
+	ltap_perfmap_free(p->jit);
 	free(p->maps);
 	free(p);
 }
@@ -107,12 +108,15 @@ void ltap_symbols_free(struct ltap_symbols *s)
 	for (int i = 0; i < MOD_BUCKETS; i++)
 		for (struct module *m = s->mods[i], *n; m; m = n) {
 			n = m->next;
+			ltap_symtab_free(m->tab);
 			if (m->dwfl)
 				dwfl_end(m->dwfl);
-			free(m->syms);
 			free(m->path);
 			free(m);
 		}
+	for (size_t i = 0; i < s->paths.cap; i++)
+		free(s->paths.tab[i]);
+	free(s->paths.tab);
 	free(s->cache);
 	free(s->ksyms);
 	free(s->kbuf);
@@ -178,7 +182,8 @@ static void kernel_load(struct ltap_symbols *s)
 		}
 		line = nl ? nl + 1 : NULL;
 	}
-	qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
+	if (n)
+		qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
 	s->nksyms = n;
 }
 
@@ -214,6 +219,18 @@ static unsigned str_hash(const char *p)
 	return h;
 }
 
+/* Memory no file backs, where a JIT puts code: perf's anonymous kinds
+ * (//anon, /dev/zero, /anon_hugepage), memfd and named anonymous memory. */
+static int module_anon(const char *path)
+{
+	static const char *const prefixes[] = {"//anon", "/dev/zero", "/anon_hugepage", "/memfd:", "[anon:"};
+
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
 static struct module *module_get(struct ltap_symbols *s, const char *path)
 {
 	unsigned b = str_hash(path) % MOD_BUCKETS;
@@ -227,61 +244,10 @@ static struct module *module_get(struct ltap_symbols *s, const char *path)
 		free(m);
 		return NULL;
 	}
+	m->anon = module_anon(path);
 	m->next = s->mods[b];
 	s->mods[b] = m;
 	return m;
-}
-
-static int usym_cmp(const void *a, const void *b)
-{
-	const struct usym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->size > y->size ? -1 : x->size < y->size; /* the sized one first */
-}
-
-static void module_symtab(struct module *m)
-{
-	int n = dwfl_module_getsymtab(m->mod);
-	size_t k = 0;
-
-	if (n <= 0 || !(m->syms = calloc((size_t)n, sizeof *m->syms)))
-		return;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
-		if (name && *name && addr && sym.st_shndx != SHN_UNDEF &&
-		    (type == STT_FUNC || type == STT_GNU_IFUNC))
-			m->syms[k++] = (struct usym){addr, sym.st_size, name};
-	}
-	qsort(m->syms, k, sizeof *m->syms, usym_cmp);
-	m->nsyms = k;
-}
-
-/* The function covering a (a module address): within its size, or before
- * the next one when the symbol has no size. */
-static const struct usym *module_find(const struct module *m, uint64_t a)
-{
-	size_t lo = 0, hi = m->nsyms;
-
-	if (!hi || a < m->syms[0].addr)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (m->syms[mid].addr <= a)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	/* among equal addresses the sized one came first */
-	while (lo > 0 && m->syms[lo - 1].addr == m->syms[lo].addr)
-		lo--;
-	if (m->syms[lo].size ? a < m->syms[lo].addr + m->syms[lo].size
-			     : lo + 1 == m->nsyms || a < m->syms[lo + 1].addr)
-		return &m->syms[lo];
-	return NULL;
 }
 
 static const Dwfl_Callbacks module_callbacks = {
@@ -290,20 +256,55 @@ static const Dwfl_Callbacks module_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/* For a file in a directory another user may write to: separate debug info
+ * only from /usr/lib/debug (build id or debuglink), not from beside the
+ * file, where a FIFO would block libdwfl's open for good. */
+static char module_system_debug_dir[] = "/usr/lib/debug";
+static char *module_system_debug = module_system_debug_dir;
+static const Dwfl_Callbacks module_callbacks_system = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &module_system_debug,
+};
+
+/* Whether only root can write to path's directory (and to its .debug). */
+static int module_dir_trusted(const char *path)
+{
+	char dir[4096];
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	return stat(dirname(dir), &st) == 0 && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Opens the ELF file of a mapping. The path is what the kernel reported when
+ * it was mapped; a user may since have put something else there, so it is
+ * opened without blocking and used only when it is a regular file. */
 static void module_open(struct module *m)
 {
+	struct stat st;
 	Elf *elf;
 	size_t nph;
+	int fd;
 
 	m->opened = 1;
 	m->failed = 1;
-	if (m->path[0] != '/')
+	if (m->anon || m->path[0] != '/')
 		return; /* [vdso], //anon, [heap]: no file to read */
-	m->dwfl = dwfl_begin(&module_callbacks);
-	if (!m->dwfl)
+	fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return;
-	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, 0, false);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !(m->dwfl = dwfl_begin(module_dir_trusted(m->path) ? &module_callbacks : &module_callbacks_system))) {
+		close(fd);
+		return;
+	}
+	/* libdwfl owns fd once the module is reported */
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, 0, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod)
+		close(fd);
 	if (!m->mod || !(elf = dwfl_module_getelf(m->mod, &m->bias)))
 		return;
 	/* file offsets (what a mapping gives) to the ELF's own addresses */
@@ -318,8 +319,8 @@ static void module_open(struct module *m)
 			}
 		}
 	}
-	module_symtab(m);
-	m->failed = 0;
+	m->tab = ltap_symtab_new(m->mod);
+	m->failed = !m->tab;
 }
 
 static uint64_t module_vaddr(const struct module *m, uint64_t fileoff)
@@ -361,14 +362,64 @@ static struct cached *cache_get(struct ltap_symbols *s, struct module *m, uint64
 	i = cache_slot(s, m, a);
 	if (!s->cache[i].mod) {
 		struct cached *c = &s->cache[i];
-		const struct usym *u = module_find(m, a + m->bias);
 		c->mod = m;
 		c->addr = a;
-		c->name = u ? u->name : NULL;
-		c->off = u ? a + m->bias - u->addr : 0;
+		c->name = ltap_symtab_find(m->tab, a + m->bias, &c->off);
 		s->cache_used++;
 	}
 	return &s->cache[i];
+}
+
+/* ---- source paths ---- */
+
+static char *paths_add(struct paths *ps, const char *dir, const char *src)
+{
+	size_t dl = strlen(dir), sl = strlen(src), i;
+	char *p = malloc(dl + sl + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, src, sl + 1);
+	if (ps->used * 2 >= ps->cap) {
+		size_t ncap = ps->cap ? ps->cap * 2 : 256;
+		char **nt = calloc(ncap, sizeof *nt);
+		if (!nt) {
+			free(p);
+			return NULL;
+		}
+		for (size_t j = 0; j < ps->cap; j++)
+			if (ps->tab[j]) {
+				for (i = str_hash(ps->tab[j]) & (ncap - 1); nt[i]; i = (i + 1) & (ncap - 1))
+					;
+				nt[i] = ps->tab[j];
+			}
+		free(ps->tab);
+		ps->tab = nt;
+		ps->cap = ncap;
+	}
+	for (i = str_hash(p) & (ps->cap - 1); ps->tab[i]; i = (i + 1) & (ps->cap - 1))
+		if (strcmp(ps->tab[i], p) == 0) {
+			free(p);
+			return ps->tab[i];
+		}
+	ps->used++;
+	return ps->tab[i] = p;
+}
+
+/* A source file as eu-addr2line names it: a relative name follows its
+ * compilation unit's DW_AT_comp_dir. Joined names are stored once. */
+static const char *source_path(struct paths *ps, Dwfl_Line *l, const char *src)
+{
+	Dwarf_Die *cu = dwfl_linecu(l);
+	Dwarf_Attribute attr;
+	const char *dir, *joined;
+
+	if (src[0] == '/' || !cu || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr))))
+		return src;
+	joined = paths_add(ps, dir, src);
+	return joined ? joined : src;
 }
 
 /* ---- processes ---- */
@@ -481,64 +532,14 @@ static void proc_read_maps(struct ltap_symbols *s, struct proc *p)
 	fclose(f);
 }
 
-static int jit_cmp(const void *a, const void *b)
-{
-	const struct jit *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static void proc_read_jit(struct proc *p)
-{
-	char path[64], line[1024];
-	unsigned long long start, size;
-	int cap = 0, n;
-	FILE *f;
-
-	p->jit_loaded = 1;
-	snprintf(path, sizeof path, "/tmp/perf-%d.map", p->pid);
-	if (!(f = fopen(path, "r")))
-		return;
-	p->jit_path = strdup(path);
-	while (fgets(line, sizeof line, f)) {
-		if (sscanf(line, "%llx %llx %n", &start, &size, &n) < 2)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		if (p->njit == cap) {
-			struct jit *nj = realloc(p->jit, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nj);
-			if (!nj)
-				break;
-			p->jit = nj;
-		}
-		p->jit[p->njit].start = start;
-		p->jit[p->njit].end = start + size;
-		if ((p->jit[p->njit].name = strdup(line + n)))
-			p->njit++;
-	}
-	fclose(f);
-	qsort(p->jit, (size_t)p->njit, sizeof *p->jit, jit_cmp);
-}
-
 static int jit_lookup(struct proc *p, uint64_t addr, struct ltap_sym *out)
 {
-	int lo = 0, hi;
-
-	if (!p->jit_loaded)
-		proc_read_jit(p);
-	hi = p->njit;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (p->jit[mid].end <= addr)
-			lo = mid + 1;
-		else if (p->jit[mid].start > addr)
-			hi = mid;
-		else {
-			out->name = p->jit[mid].name;
-			out->off = addr - p->jit[mid].start;
-			out->module = p->jit_path;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!p->jit && !(p->jit = ltap_perfmap_new(p->pid)))
+		return -ENOMEM;
+	if (ltap_perfmap_lookup(p->jit, addr, &out->name, &out->off) != 0)
+		return -ENOENT;
+	out->module = ltap_perfmap_path(p->jit);
+	return 0;
 }
 
 void ltap_symbols_mmap(struct ltap_symbols *s, int pid, uint64_t start, uint64_t len,
@@ -591,7 +592,7 @@ int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int line
 		proc_read_maps(s, p);
 		mp = proc_find(p, addr);
 	}
-	if (!mp || mp->mod->path[0] != '/')
+	if (!mp || mp->mod->anon)
 		if (jit_lookup(p, addr, out) == 0)
 			return 0;
 	if (!mp)
@@ -607,9 +608,10 @@ int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int line
 		return 0;
 	if (lines && !c->lines_done) {
 		Dwfl_Line *l = dwfl_module_getsrc(m->mod, c->addr + m->bias);
+		const char *src = l ? dwfl_lineinfo(l, NULL, &c->line, NULL, NULL, NULL) : NULL;
 		c->lines_done = 1;
-		if (l)
-			c->file = dwfl_lineinfo(l, NULL, &c->line, NULL, NULL, NULL);
+		if (src)
+			c->file = source_path(&s->paths, l, src);
 	}
 	out->name = c->name;
 	out->off = c->off;

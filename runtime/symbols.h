@@ -1,5 +1,6 @@
 /* symbols.h: address -> function for kernel (/proc/kallsyms) and user space
- * (ELF symbol tables and DWARF through libdwfl, /tmp/perf-PID.map for JIT).
+ * (ELF symbol tables and DWARF through libdwfl, named as symtab.h decides;
+ * /tmp/perf-PID.map for JIT code in anonymous memory).
  *
  * User mappings are tracked per process from the perf ring's MMAP2, FORK and
  * COMM(exec) records, and read from /proc/PID/maps for processes that were
@@ -33,8 +34,9 @@ void ltap_symbols_exec(struct ltap_symbols *s, int pid);
 
 /* Resolves addr in process pid (kernel addresses need no pid). lines asks
  * for the DWARF file:line too. 0 when the module is known (out->name may
- * still be NULL), -ENOENT when nothing is known. Strings stay valid until
- * ltap_symbols_free. */
+ * still be NULL, out->file set), -ENOENT when nothing is known. Strings stay
+ * valid until ltap_symbols_free, but for a JIT name (module
+ * /tmp/perf-PID.map): until the next lookup, which may read the map again. */
 int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
 			struct ltap_sym *out);
 

@@ -117,6 +117,9 @@ run_ltap $WORK/out $WORK/err list -v "usdt:$P:*"
 expect_grep "list usdt" "^usdt:$P:ltap_test:m \(semaphore\)  -8@%rax -4@\\\$42 -4@\\\$-7$" $WORK/out
 run_ltap $WORK/out $WORK/err list "u:$P:phase_*"
 expect_eq "list functions" 5 "$(grep -c "^u:$P:phase_" $WORK/out)"
+# a stripped executable defines no function: an empty table, not a sanitizer abort
+run_ltap $WORK/out $WORK/err list 'u:/usr/bin/true:*'
+expect_eq "list of an ELF without functions" "1 ltap: list: nothing in /usr/bin/true matches '*'" "$RC $(cat $WORK/err)"
 
 # errors name the thing
 run_ltap $WORK/out $WORK/err -e "probe('u:$P:nosuchfn', function() end)"

@@ -1,7 +1,9 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
- * the task cache, the ring-buffer page walker. */
+ * the task cache, the ring-buffer page walker, ELF and JIT symbols. */
 #include "catalog.h"
+#include "log.h"
 #include "parse.h"
+#include "perfmap.h"
 #include "proc.h"
 #include "readfile.h"
 #include "elfsym.h"
@@ -12,11 +14,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,6 +131,14 @@ static void test_proc(void)
 		ltap_proc_update(p, 1000000 + i, 1000000 + i, "t");
 	CHECK(ltap_proc_tgid(p, 4242) == 4240);
 	CHECK(ltap_proc_tgid(p, 1000000 + 12345) == 1000000 + 12345);
+	/* a replayed trace can name any tid: the ends of int are tasks too */
+	ltap_proc_update(p, INT_MAX, INT_MAX, "max");
+	ltap_proc_update(p, -1, -1, "minus-one");
+	ltap_proc_update(p, INT_MIN, 7, "min");
+	CHECK(strcmp(ltap_proc_comm(p, INT_MAX), "max") == 0 && ltap_proc_tgid(p, INT_MAX) == INT_MAX);
+	CHECK(strcmp(ltap_proc_comm(p, -1), "minus-one") == 0);
+	CHECK(strcmp(ltap_proc_comm(p, INT_MIN), "min") == 0 && ltap_proc_tgid(p, INT_MIN) == 7);
+	CHECK(ltap_proc_tgid(p, 4242) == 4240);
 	ltap_proc_free(p);
 }
 
@@ -289,6 +301,20 @@ static void test_elf(const char *path)
 	ltap_elf_close(e);
 	CHECK(ltap_elf_open("/nonexistent") == NULL && errno == ENOENT);
 	CHECK(ltap_elf_open("/etc/passwd") == NULL && errno == ENOEXEC);
+	/* a FIFO is no ELF file, and opening it must not wait for a writer */
+	{
+		char fifo[64];
+		snprintf(fifo, sizeof fifo, "/tmp/ltap-unit-fifo-%d", (int)getpid());
+		unlink(fifo);
+		CHECK(mkfifo(fifo, 0600) == 0);
+		CHECK(ltap_elf_open(fifo) == NULL && errno == ENOEXEC);
+		unlink(fifo);
+	}
+	/* an ELF without defined functions (a stripped executable's .dynsym
+	 * holds only imports) is a valid ELF with none */
+	e = ltap_elf_open("/usr/bin/true");
+	CHECK(e && ltap_elf_funcs(e, &all) == 0 && ltap_elf_func_find(e, "main") == NULL);
+	ltap_elf_close(e);
 }
 
 /* The value of symbol name in the ELF's symtab, read with libelf: an answer
@@ -313,6 +339,29 @@ static uint64_t elf_symbol(const char *path, const char *name)
 			if (gelf_getsym(d, (int)i, &sym) && strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), name) == 0)
 				v = sym.st_value;
 		}
+	}
+	elf_end(elf);
+	close(fd);
+	return v;
+}
+
+/* The address of section name in the ELF, read with libelf. */
+static uint64_t elf_section(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t v = 0;
+
+	elf_version(EV_CURRENT);
+	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)))
+		return 0;
+	while (elf_getshdrstrndx(elf, &shstrndx) == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(n, name) == 0)
+			v = sh.sh_addr;
 	}
 	elf_end(elf);
 	close(fd);
@@ -369,7 +418,15 @@ static void test_symbols(const char *hot, const char *hot_src)
 	CHECK(r.name && strcmp(r.name, "cold_helper") == 0 && r.off == 0);
 	/* file:line of an address inside the loop */
 	CHECK(ltap_symbols_lookup(s, pid, base + spin + 20, 1, &r) == 0);
-	CHECK(r.file && strstr(r.file, "tests/progs/hot.c") && r.line >= first && r.line <= last);
+	CHECK(r.file && r.file[0] == '/' && strstr(r.file, "tests/progs/hot.c") && r.line >= first && r.line <= last);
+	/* the PLT: its header and entries have names of their own, not _init's */
+	{
+		uint64_t plt = elf_section(hot, ".plt");
+		CHECK(plt && ltap_symbols_lookup(s, pid, base + plt + 4, 0, &r) == 0 && r.name &&
+		      strcmp(r.name, ".plt") == 0 && r.off == 4);
+		CHECK(ltap_symbols_lookup(s, pid, base + plt + 0x16, 0, &r) == 0 && r.name && r.off == 6 &&
+		      strlen(r.name) > 4 && strcmp(r.name + strlen(r.name) - 4, "@plt") == 0);
+	}
 	/* outside every mapping; a process that does not exist */
 	CHECK(ltap_symbols_lookup(s, pid, base + 0x100000, 0, &r) == -ENOENT);
 	CHECK(ltap_symbols_lookup(s, 999999999, base + spin, 0, &r) == -ENOENT);
@@ -382,6 +439,9 @@ static void test_symbols(const char *hot, const char *hot_src)
 	      strcmp(r.name, "cold_helper") == 0 && r.off == 2);
 	ltap_symbols_exec(s, child);
 	CHECK(ltap_symbols_lookup(s, child, base + cold, 0, &r) == -ENOENT);
+	/* a fork whose parent ltap knows nothing of: nothing to copy */
+	ltap_symbols_fork(s, 999999904, 999999905);
+	CHECK(ltap_symbols_lookup(s, 999999905, base + cold, 0, &r) == -ENOENT);
 
 	/* a million cached frames */
 	t0 = now_s();
@@ -426,6 +486,101 @@ static void test_symbols(const char *hot, const char *hot_src)
 	ltap_symbols_free(s);
 }
 
+/* Warnings captured: the last one and how many. */
+static char last_warning[1024];
+static int warnings;
+
+static void capture_log(enum ltap_log_level level, const char *msg, void *ud)
+{
+	(void)ud;
+	if (level == LTAP_LOG_WARN) {
+		warnings++;
+		snprintf(last_warning, sizeof last_warning, "%s", msg);
+	}
+}
+
+static int perfmap_name(struct ltap_perfmap *pm, uint64_t addr, const char *want, uint64_t want_off)
+{
+	const char *name;
+	uint64_t off;
+	int rc = ltap_perfmap_lookup(pm, addr, &name, &off);
+
+	if (!want)
+		return rc == -ENOENT;
+	return rc == 0 && strcmp(name, want) == 0 && off == want_off;
+}
+
+/* /tmp/perf-PID.map of this process: lines good and bad, a line longer than
+ * the reader's buffer, the size bound, a FIFO, a file that grows. */
+static void test_perfmap(void)
+{
+	char path[64], expect[256];
+	struct ltap_perfmap *pm;
+	FILE *f;
+	int fd;
+
+	ltap_log_set_sink(capture_log, NULL);
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "0x1000 10 first\n2000 zz bad size\ngarbage\n3000 0 empty\n4000 100 old\n4000 80 new\n");
+	fprintf(f, "5000 10 ");
+	for (int i = 0; i < 70000; i++)
+		fputc('x', f);
+	fprintf(f, "\n6000 10 after long\n7000 10 last without newline");
+	fclose(f);
+	pm = ltap_perfmap_new(getpid());
+	CHECK(strcmp(ltap_perfmap_path(pm), path) == 0);
+	CHECK(perfmap_name(pm, 0x1005, "first", 5));
+	CHECK(perfmap_name(pm, 0x1010, NULL, 0));
+	CHECK(perfmap_name(pm, 0x2000, NULL, 0) && perfmap_name(pm, 0x3000, NULL, 0));
+	CHECK(perfmap_name(pm, 0x4050, "new", 0x50)); /* the later entry at one start */
+	CHECK(perfmap_name(pm, 0x40a0, NULL, 0));
+	CHECK(perfmap_name(pm, 0x5005, NULL, 0));
+	CHECK(perfmap_name(pm, 0x6001, "after long", 1));
+	CHECK(perfmap_name(pm, 0x700f, "last without newline", 0xf));
+	CHECK(warnings == 0);
+	ltap_perfmap_free(pm);
+
+	/* a JIT appends after the first read: a miss reads the file again, at
+	 * most once a second */
+	pm = ltap_perfmap_new(getpid());
+	CHECK(perfmap_name(pm, 0x1000, "first", 0) && perfmap_name(pm, 0x8000, NULL, 0));
+	f = fopen(path, "a");
+	CHECK(f && fprintf(f, "\n8000 10 appended\n") > 0);
+	if (f)
+		fclose(f);
+	CHECK(perfmap_name(pm, 0x8000, NULL, 0)); /* checked less than a second ago */
+	usleep(1100000);
+	CHECK(perfmap_name(pm, 0x8000, "appended", 0));
+	ltap_perfmap_free(pm);
+
+	/* at most LTAP_PERFMAP_MAX bytes: a sparse file past the bound */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, "1000 10 head\n", 13) == 13 && ftruncate(fd, LTAP_PERFMAP_MAX + 4096) == 0);
+	if (fd >= 0)
+		close(fd);
+	pm = ltap_perfmap_new(getpid());
+	CHECK(perfmap_name(pm, 0x1001, "head", 1));
+	snprintf(expect, sizeof expect, "symbols: %s: read only its first %u MiB", path, LTAP_PERFMAP_MAX >> 20);
+	CHECK(warnings == 1 && strcmp(last_warning, expect) == 0);
+	ltap_perfmap_free(pm);
+
+	/* a FIFO would block a reader for good */
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0);
+	pm = ltap_perfmap_new(getpid());
+	CHECK(perfmap_name(pm, 0x1001, NULL, 0) && perfmap_name(pm, 0x1001, NULL, 0));
+	snprintf(expect, sizeof expect, "symbols: ignoring %s: not a regular file", path);
+	CHECK(warnings == 2 && strcmp(last_warning, expect) == 0); /* once, not per lookup */
+	ltap_perfmap_free(pm);
+	unlink(path);
+	ltap_log_set_sink(NULL, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	test_duration();
@@ -436,6 +591,7 @@ int main(int argc, char **argv)
 	test_proc();
 	test_ringpage();
 	test_ringpage_damaged();
+	test_perfmap();
 	if (argc > 3) {
 		test_symbols(argv[1], argv[2]);
 		test_elf(argv[3]);

@@ -1,0 +1,388 @@
+/* symtab.c: one ELF file's symbols sorted by address, searched in halves
+ * (libdwfl's own dwfl_module_addrinfo scans the whole table per address),
+ * with the choice rule of symtab.h. */
+#include "symtab.h"
+
+#include "plt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct usym {
+	uint64_t addr, size; /* module addresses, bias included */
+	const char *name;
+	uint32_t order;       /* index in the table (locals first), PLT names after */
+	unsigned char bind;   /* 3 GLOBAL, 2 WEAK, 1 LOCAL, 0 other: higher is preferred */
+	unsigned char global; /* in the part of the table elfutils searches first */
+};
+
+/* An allocated section, [start, end] as elfutils bounds it. */
+struct scn {
+	uint64_t start, end;
+	size_t idx;
+};
+
+struct ltap_symtab {
+	struct usym *syms; /* by address */
+	uint64_t *maxend;  /* maxend[i]: the highest end of syms[0..i] */
+	size_t n, cap;
+	struct scn *scns;
+	size_t nscns;
+	char *pltnames;
+};
+
+static int symtab_bind(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A name's base (before "@VERSION"): its length and underscores, and
+ * whether it is a compatibility version ("name@V", not "name@@V"). */
+struct symtab_name {
+	size_t len, underscores;
+	int compat;
+};
+
+static struct symtab_name symtab_name(const char *s)
+{
+	struct symtab_name n = {0, 0, 0};
+
+	for (; s[n.len] && s[n.len] != '@'; n.len++)
+		n.underscores += s[n.len] == '_';
+	n.compat = s[n.len] == '@' && s[n.len + 1] != '@';
+	return n;
+}
+
+/* Whether u names an address better than v (see symtab.h). */
+static int usym_better(const struct usym *u, const struct usym *v)
+{
+	struct symtab_name a, b;
+
+	if (u->addr != v->addr)
+		return u->addr > v->addr;
+	if (u->bind != v->bind)
+		return u->bind > v->bind;
+	if (u->size != v->size)
+		return u->size < v->size;
+	a = symtab_name(u->name);
+	b = symtab_name(v->name);
+	if (a.compat != b.compat)
+		return b.compat;
+	if (a.underscores != b.underscores)
+		return a.underscores < b.underscores;
+	if (a.len != b.len)
+		return a.len < b.len;
+	return u->order < v->order;
+}
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int scn_cmp(const void *a, const void *b)
+{
+	const struct scn *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The section holding a, as elfutils' find_section finds it (a section's
+ * end belongs to it unless the next one starts there); SIZE_MAX for none. */
+static size_t symtab_scn(const struct ltap_symtab *t, uint64_t a)
+{
+	size_t lo = 0, hi = t->nscns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a < t->scns[mid].start)
+			hi = mid;
+		else if (a > t->scns[mid].end)
+			lo = mid + 1;
+		else {
+			if (a == t->scns[mid].end && mid + 1 < t->nscns && a == t->scns[mid + 1].start)
+				mid++;
+			return t->scns[mid].idx;
+		}
+	}
+	return SIZE_MAX;
+}
+
+static const struct usym *symtab_lookup(const struct ltap_symtab *t, uint64_t a)
+{
+	const struct usym *best[2] = {NULL, NULL}, *glabel = NULL, *label = NULL;
+	size_t lo = 0, hi = t->n;
+	uint64_t top;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	hi = lo; /* syms[0..hi) start at or below a */
+	/* every sized symbol covering a; below maxend <= a none can */
+	for (size_t i = hi; i-- > 0 && t->maxend[i] > a;) {
+		const struct usym *u = &t->syms[i];
+		if (u->size && a - u->addr < u->size && (!best[u->global] || usym_better(u, best[u->global])))
+			best[u->global] = u;
+	}
+	if (best[1])
+		return best[1];
+	/* labels: symbols without a size at the nearest start */
+	top = t->syms[hi - 1].addr;
+	for (size_t i = hi; i-- > 0 && t->syms[i].addr == top;) {
+		const struct usym *u = &t->syms[i];
+		if (u->size)
+			continue;
+		if (u->global && (!glabel || usym_better(u, glabel)))
+			glabel = u;
+		if (!label || usym_better(u, label))
+			label = u;
+	}
+	if (glabel && top == a)
+		return glabel; /* elfutils stops before the locals at an exact global label */
+	if (best[0])
+		return best[0];
+	if (label && t->maxend[hi - 1] <= top && symtab_scn(t, top) == symtab_scn(t, a))
+		return label;
+	return NULL;
+}
+
+const char *ltap_symtab_find(const struct ltap_symtab *t, uint64_t a, uint64_t *off)
+{
+	const struct usym *u = symtab_lookup(t, a);
+
+	if (!u)
+		return NULL;
+	*off = a - u->addr;
+	return u->name;
+}
+
+/* Appends u to the growing array *v of *n entries, room for *cap. */
+static int usym_push(struct usym **v, size_t *n, size_t *cap, const struct usym *u)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct usym *nv = realloc(*v, c * sizeof *nv);
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *u;
+	return 0;
+}
+
+static int symtab_add(struct ltap_symtab *t, const struct usym *u)
+{
+	return usym_push(&t->syms, &t->n, &t->cap, u);
+}
+
+/* Sorts the table and computes maxend. */
+static int symtab_index(struct ltap_symtab *t)
+{
+	uint64_t *m = realloc(t->maxend, (t->n ? t->n : 1) * sizeof *m);
+
+	if (!m)
+		return -ENOMEM;
+	t->maxend = m;
+	if (t->n)
+		qsort(t->syms, t->n, sizeof *t->syms, usym_cmp);
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t end = t->syms[i].addr + t->syms[i].size;
+		if (end < t->syms[i].addr)
+			end = UINT64_MAX;
+		m[i] = i && m[i - 1] > end ? m[i - 1] : end;
+	}
+	return 0;
+}
+
+static int symtab_symbols(struct ltap_symtab *t, Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod), first_global = dwfl_module_getsymtab_first_global(mod);
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		GElf_Shdr sh;
+		Elf *elf;
+		Elf_Scn *scn;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || shndx == SHN_ABS || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS)
+			continue;
+		/* not loaded in memory (.gnu.warning.*): no address of a process is there */
+		if (shndx < SHN_LORESERVE && (scn = elf_getscn(elf, shndx)) != NULL && gelf_getshdr(scn, &sh) &&
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (symtab_add(t, &(struct usym){addr, sym.st_size, name, (uint32_t)i, (unsigned char)symtab_bind(&sym),
+						 first_global <= 0 || i >= first_global}))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int symtab_sections(struct ltap_symtab *t, Elf *elf, uint64_t bias)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (t->nscns == cap) {
+			struct scn *s = realloc(t->scns, (cap = cap ? cap * 2 : 64) * sizeof *s);
+			if (!s)
+				return -ENOMEM;
+			t->scns = s;
+		}
+		t->scns[t->nscns++] = (struct scn){sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size, elf_ndxscn(scn)};
+	}
+	if (t->nscns)
+		qsort(t->scns, t->nscns, sizeof *t->scns, scn_cmp);
+	return 0;
+}
+
+/* The PLT entries, named apart from the table (an IRELATIVE slot's name is
+ * looked up in it) and added to it at the end; their names are built in one
+ * block, and entries keep offsets into it until the block stops moving. */
+struct plt_build {
+	struct ltap_symtab *t;
+	uint64_t bias;
+	struct usym *ents;
+	size_t n, cap;
+	char *names;
+	size_t len, cap_names;
+};
+
+static int plt_name(struct plt_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends a formatted name to the block; its offset is b->len before. */
+static int plt_name(struct plt_build *b, const char *fmt, ...)
+{
+	va_list ap;
+	int need;
+
+	va_start(ap, fmt);
+	need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (need < 0)
+		return -EINVAL;
+	if (b->len + (size_t)need + 1 > b->cap_names) {
+		size_t c = b->cap_names ? b->cap_names : 4096;
+		char *nb;
+		while (b->len + (size_t)need + 1 > c)
+			c *= 2;
+		if (!(nb = realloc(b->names, c)))
+			return -ENOMEM;
+		b->names = nb;
+		b->cap_names = c;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->names + b->len, (size_t)need + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)need + 1;
+	return 0;
+}
+
+static int plt_entry(void *ud, const struct ltap_plt_entry *e)
+{
+	struct plt_build *b = ud;
+	size_t off = b->len;
+	uint64_t at = 0;
+	const char *target = NULL;
+	int rc;
+
+	/* an IRELATIVE slot is named by the IFUNC whose resolver fills it, as perf does */
+	if (!e->name && e->ifunc)
+		target = ltap_symtab_find(b->t, e->ifunc + b->bias, &at);
+	if (e->name && strcmp(e->name, ".plt") == 0)
+		rc = plt_name(b, ".plt");
+	else if (e->name || (target && at == 0))
+		rc = plt_name(b, "%s@plt", e->name ? e->name : target);
+	else
+		rc = plt_name(b, "offset_%#" PRIx64 "@plt", e->fileoff);
+	if (rc)
+		return rc;
+	/* perf's PLT symbols are GLOBAL functions */
+	return usym_push(&b->ents, &b->n, &b->cap,
+			 &(struct usym){e->addr + b->bias, e->size, (const char *)(uintptr_t)off, 0, 3, 1});
+}
+
+static int symtab_plt(struct ltap_symtab *t, Elf *elf, uint64_t bias)
+{
+	struct plt_build b = {.t = t, .bias = bias};
+	int rc = ltap_plt_walk(elf, plt_entry, &b);
+
+	for (size_t i = 0; rc == 0 && i < b.n; i++) {
+		b.ents[i].name = b.names + (uintptr_t)b.ents[i].name;
+		b.ents[i].order = (uint32_t)(t->n + 1); /* after every symbol of the table */
+		rc = symtab_add(t, &b.ents[i]);
+	}
+	free(b.ents);
+	if (rc) {
+		free(b.names);
+		return rc;
+	}
+	t->pltnames = b.names;
+	return 0;
+}
+
+struct ltap_symtab *ltap_symtab_new(Dwfl_Module *mod)
+{
+	struct ltap_symtab *t = calloc(1, sizeof *t);
+	Dwarf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	int rc = -ENOMEM;
+
+	if (!t)
+		goto fail;
+	if ((rc = symtab_symbols(t, mod)) || (rc = symtab_index(t)))
+		goto fail;
+	/* PLT names need the ELF file itself: a debug file has no PLT contents */
+	if (elf && ((rc = symtab_sections(t, elf, bias)) || (rc = symtab_plt(t, elf, bias)) || (rc = symtab_index(t))))
+		goto fail;
+	return t;
+fail:
+	ltap_symtab_free(t);
+	errno = -rc;
+	return NULL;
+}
+
+void ltap_symtab_free(struct ltap_symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->maxend);
+	free(t->scns);
+	free(t->pltnames);
+	free(t);
+}

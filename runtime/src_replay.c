@@ -292,8 +292,10 @@ static const struct ltap_stream_ops replay_ops = {
 	.advance = replay_advance,
 };
 
-/* In sanitizer builds: where reports go. */
+/* In sanitizer builds: where reports go, and what runs before the end
+ * (libFuzzer's crash dump, in tests/fuzz/fuzz_tracedat). */
 void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 /* The reader process, its output on the returned fd; -1 on error. */
 static int replay_spawn(struct ltap_replay *r, int file_fd)
@@ -333,6 +335,8 @@ static int replay_spawn(struct ltap_replay *r, int file_fd)
 			dup2(null, STDERR_FILENO);
 		if (__sanitizer_set_report_path)
 			__sanitizer_set_report_path("stderr");
+		if (__sanitizer_set_death_callback)
+			__sanitizer_set_death_callback(NULL);
 		_exit(ltap_replay_reader_run(file_fd, p[1]));
 	}
 	close(p[1]);

@@ -104,7 +104,7 @@ static int replay_reader_died(struct ltap_replay *r, int stalled)
 		snprintf(where, sizeof where, "after %llu events, the last on cpu %d", (unsigned long long)r->records,
 			 r->last_cpu);
 	else
-		snprintf(where, sizeof where, "before the first event");
+		snprintf(where, sizeof where, r->tep ? "before the first event" : "opening it");
 	if (stalled) {
 		replay_stop_reader(r, NULL);
 		return replay_failed(r, "damaged trace.dat (libtracecmd made no progress for %d s, %s)",

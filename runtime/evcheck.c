@@ -77,7 +77,8 @@ static int arg_nonzero_constant(const struct tep_print_arg *a)
  * Returns the deepest level seen (> ARG_DEPTH_MAX: give up), and sets
  * *spans when there is one, *misread when libtraceevent would take some
  * other argument for a field (__print_hex(1 + 2, 4)) and read through a
- * wild pointer, or divide by a value of the record. */
+ * wild pointer, use a field that is not there (__get_cpumask(nosuch)), or
+ * divide by a value of the record. */
 static int arg_walk(struct tep_event *ev, const struct tep_print_arg *a, int depth, int *spans, int *misread)
 {
 	int deepest = depth;
@@ -99,6 +100,11 @@ static int arg_walk(struct tep_event *ev, const struct tep_print_arg *a, int dep
 			kids[1] = a->type == TEP_PRINT_INT_ARRAY ? a->int_array.el_size : NULL;
 			break;
 		}
+		case TEP_PRINT_CPUMASK:
+			/* libtraceevent looks its field up by name and uses it unchecked */
+			if (!a->bitmask.field && !tep_find_any_field(ev, a->bitmask.bitmask))
+				*misread = 1;
+			break;
 		case TEP_PRINT_FLAGS: kids[0] = a->flags.field; break;
 		case TEP_PRINT_SYMBOL: kids[0] = a->symbol.field; break;
 		case TEP_PRINT_TYPE: kids[0] = a->typecast.item; break;

@@ -9,6 +9,8 @@ in place, keeping its length, so the rest of the file is untouched:
   hexlen    print fmt __print_hex(REC->pfn, REC->pfn << 12): libtraceevent
             prints 80 MB from a 40-byte record
   divzero   print fmt REC->pfn / REC->order: libtraceevent divides by 0
+  cpumask   print fmt __get_cpumask(nosuch): libtraceevent uses the field
+            it did not find
   shortrec  migratetype at offset 92: past every 40-byte record
 """
 import os
@@ -37,6 +39,7 @@ def main():
         "nopid": edit(data, ev, b"int common_pid;", b"int common_pXd;"),
         "hexlen": print_fmt(data, ev, b'"%s", __print_hex(REC->pfn, REC->pfn << 12)'),
         "divzero": print_fmt(data, ev, b'"%lu", REC->pfn / REC->order'),
+        "cpumask": print_fmt(data, ev, b'"%s", __get_cpumask(nosuch)'),
         "shortrec": edit(data, ev, b"int migratetype;\toffset:32;", b"int migratetype;\toffset:92;"),
     }
     os.makedirs(out, exist_ok=True)

@@ -3,8 +3,8 @@
 # (damage_dat.py), each the way one crash of issue 13 came: exact message
 # and exit code, or for a print format libtraceevent cannot evaluate safely,
 # the event's fields as tostring's rendering. Before the fix these ended in
-# SIGSEGV (nopid), SIGBUS (hexlen), SIGFPE (divzero) and a silent replay
-# (shortrec). Also: a directory, and an unreadable trace.dat.
+# SIGSEGV (nopid, cpumask), SIGBUS (hexlen), SIGFPE (divzero) and a silent
+# replay (shortrec). Also: a directory, and an unreadable trace.dat.
 set -u
 : "${LTAP:?LTAP must point at the ltap binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +36,8 @@ check nopid 1 "" "$pre/nopid.dat: damaged trace.dat (the format of kmem:mm_page_
 check hexlen 1 "" "$pre/hexlen.dat: damaged trace.dat (event 2, cpu 0: a kmem:mm_page_alloc record whose printed array ends past its 40 bytes)"
 check shortrec 1 "" "$pre/shortrec.dat: damaged trace.dat (event 2, cpu 0: a kmem:mm_page_alloc record of 40 bytes (its format has 96))"
 check divzero 0 "mm_page_alloc:  pfn=0x14b3e5 order=0 gfp_flags=0x440dc0 migratetype=0
+432" ""
+check cpumask 0 "mm_page_alloc:  pfn=0x14b3e5 order=0 gfp_flags=0x440dc0 migratetype=0
 432" ""
 # truncated inside the formats: libtracecmd refuses it
 head -c 3000 "$here/../data/getppid-pages.dat" > "$work/short.dat"

@@ -33,7 +33,7 @@ check() { # check NAME RC STDOUT STDERR: runs ltap on $work/NAME.dat
 }
 pre="ltap: replay: cannot read $work"
 check nopid 1 "" "$pre/nopid.dat: damaged trace.dat (the format of kmem:mm_page_alloc has no 4-byte common_pid)"
-check hexlen 1 "" "$pre/hexlen.dat: damaged trace.dat (event 2, cpu 0: a kmem:mm_page_alloc record whose printed array ends past its 40 bytes)"
+check hexlen 1 "" "$pre/hexlen.dat: damaged trace.dat (event 2, cpu 0: a kmem:mm_page_alloc record whose printed arrays do not fit its 40 bytes)"
 check shortrec 1 "" "$pre/shortrec.dat: damaged trace.dat (event 2, cpu 0: a kmem:mm_page_alloc record of 40 bytes (its format has 96))"
 check divzero 0 "mm_page_alloc:  pfn=0x14b3e5 order=0 gfp_flags=0x440dc0 migratetype=0
 432" ""

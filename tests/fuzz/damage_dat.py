@@ -12,8 +12,14 @@ in place, keeping its length, so the rest of the file is untouched:
   cpumask   print fmt __get_cpumask(nosuch): libtraceevent uses the field
             it did not find
   shortrec  migratetype at offset 92: past every 40-byte record
+
+and one that is sound but large:
+
+  bigtext   a kallsyms section of 6 MB (the file has none): a frame larger
+            than the buffer ltap reads the reader's frames into
 """
 import os
+import struct
 import sys
 
 
@@ -31,6 +37,40 @@ def print_fmt(data, start, fmt):
     return data[:at] + fmt + b" " * (end - at - len(fmt)) + data[end:]
 
 
+def big_kallsyms(data):
+    """Version 6: the kallsyms section holds 6 MB of symbols; the per-CPU
+    data offsets (absolute, page-aligned) move by as much."""
+    u32 = lambda p: struct.unpack("<I", data[p:p + 4])[0]
+    u64 = lambda p: struct.unpack("<Q", data[p:p + 8])[0]
+    p = data.index(b"\0", 10) + 1 + 1 + 1 + 4
+    for name in (b"header_page\0", b"header_event\0"):
+        assert data[p:p + len(name)] == name
+        p += len(name)
+        p += 8 + u64(p)
+    n, p = u32(p), p + 4
+    for _ in range(n):
+        p += 8 + u64(p)
+    systems, p = u32(p), p + 4
+    for _ in range(systems):
+        p = data.index(b"\0", p) + 1
+        n, p = u32(p), p + 4
+        for _ in range(n):
+            p += 8 + u64(p)
+    old = u32(p)
+    text = b"".join(b"ffffffff%08x T ltap_fuzz_symbol_%d\n" % (0x81000000 + 16 * i, i) for i in range(200000))
+    text += b" " * (-(len(text) - old) % 4096)  # keep the data page-aligned
+    delta = len(text) - old
+    out = bytearray(data[:p] + struct.pack("<I", len(text)) + text + data[p + 4 + old:])
+    fly = out.index(b"flyrecord\0") + 10
+    for cpu in range((len(out) - fly) // 16):
+        at = fly + 16 * cpu
+        off, size = struct.unpack("<QQ", out[at:at + 16])
+        if not off or off > len(data):
+            break
+        out[at:at + 8] = struct.pack("<Q", off + delta)
+    return bytes(out)
+
+
 def main():
     fixture, out = sys.argv[1], sys.argv[2]
     data = open(fixture, "rb").read()
@@ -41,6 +81,7 @@ def main():
         "divzero": print_fmt(data, ev, b'"%lu", REC->pfn / REC->order'),
         "cpumask": print_fmt(data, ev, b'"%s", __get_cpumask(nosuch)'),
         "shortrec": edit(data, ev, b"int migratetype;\toffset:32;", b"int migratetype;\toffset:92;"),
+        "bigtext": big_kallsyms(data),
     }
     os.makedirs(out, exist_ok=True)
     for name, d in cases.items():

@@ -4,7 +4,8 @@
 # and exit code, or for a print format libtraceevent cannot evaluate safely,
 # the event's fields as tostring's rendering. Before the fix these ended in
 # SIGSEGV (nopid, cpumask), SIGBUS (hexlen), SIGFPE (divzero) and a silent
-# replay (shortrec). Also: a directory, and an unreadable trace.dat.
+# replay (shortrec). Also: a sound file with a 6 MB text section (bigtext:
+# a frame larger than ltap's buffer), a truncated file, a directory.
 set -u
 : "${LTAP:?LTAP must point at the ltap binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,8 @@ check shortrec 1 "" "$pre/shortrec.dat: damaged trace.dat (event 2, cpu 0: a kme
 check divzero 0 "mm_page_alloc:  pfn=0x14b3e5 order=0 gfp_flags=0x440dc0 migratetype=0
 432" ""
 check cpumask 0 "mm_page_alloc:  pfn=0x14b3e5 order=0 gfp_flags=0x440dc0 migratetype=0
+432" ""
+check bigtext 0 "mm_page_alloc: page=0x14b3e5 pfn=0x14b3e5 order=0 migratetype=0 gfp_flags=GFP_KERNEL_ACCOUNT|__GFP_ZERO|__GFP_COMP
 432" ""
 # truncated inside the formats: libtracecmd refuses it
 head -c 3000 "$here/../data/getppid-pages.dat" > "$work/short.dat"

@@ -98,7 +98,7 @@ static void out_frame(struct out *o, uint32_t type, const void *a, size_t alen, 
 
 static void capture_text(uint32_t type, const void *pre, size_t prelen, const char *text, size_t len)
 {
-	if (!capture)
+	if (!capture || !text)
 		return;
 	if (len > LTAP_WIRE_MAX_TEXT) {
 		capture->too_big = 1;
@@ -145,7 +145,7 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
 
 	if (!real)
 		*(void **)&real = real_fn("tep_parse_kallsyms");
-	capture_text(WIRE_KALLSYMS, NULL, 0, kallsyms, strlen(kallsyms));
+	capture_text(WIRE_KALLSYMS, NULL, 0, kallsyms, kallsyms ? strlen(kallsyms) : 0);
 	return real(tep, kallsyms);
 }
 
@@ -155,7 +155,7 @@ int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
 
 	if (!real)
 		*(void **)&real = real_fn("tep_parse_printk_formats");
-	capture_text(WIRE_PRINTK, NULL, 0, buf, strlen(buf));
+	capture_text(WIRE_PRINTK, NULL, 0, buf, buf ? strlen(buf) : 0);
 	return real(tep, buf);
 }
 
@@ -165,7 +165,7 @@ int tep_parse_saved_cmdlines(struct tep_handle *tep, const char *buf)
 
 	if (!real)
 		*(void **)&real = real_fn("tep_parse_saved_cmdlines");
-	capture_text(WIRE_CMDLINES, NULL, 0, buf, strlen(buf));
+	capture_text(WIRE_CMDLINES, NULL, 0, buf, buf ? strlen(buf) : 0);
 	return real(tep, buf);
 }
 

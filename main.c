@@ -182,30 +182,66 @@ static int check_perf(__u32 type, __u64 config, __u64 sample_type)
 	return 0;
 }
 
+/* "yes", or why not: a permission problem names what was refused (as
+ * non-root, the tracefs directory itself) instead of a bare "no". */
+static const char *check_path(const char *dir, const char *rel, int mode, const char *absent, char *buf, size_t len)
+{
+	char path[4200];
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	if (access(path, mode) == 0)
+		return "yes";
+	if (errno != EACCES && errno != EPERM)
+		return absent;
+	if (access(dir, R_OK | X_OK) != 0)
+		snprintf(buf, len, "no permission to read %s (run as root)", dir);
+	else
+		snprintf(buf, len, "no permission to %s %s (run as root)", mode == W_OK ? "write" : "read", path);
+	return buf;
+}
+
+/* A perf_event_open error, with the sysctl that decides it for non-root. */
+static const char *check_perf_why(int e, char *buf, size_t len)
+{
+	FILE *f;
+	int paranoid;
+
+	if (e != -EACCES && e != -EPERM)
+		return strerror(-e);
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f && fscanf(f, "%d", &paranoid) == 1)
+		snprintf(buf, len, "no permission (kernel.perf_event_paranoid is %d: run as root)", paranoid);
+	else
+		snprintf(buf, len, "no permission (run as root)");
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 static int cmd_check(void)
 {
 	const char *dir = ltap_tracefs_dir();
-	char path[4200];
+	const char *tp = "no";
+	char why[4400];
 	int e;
 
 	printf("%-22s %s\n", "tracefs", dir ? dir : "no");
 	if (dir) {
-		snprintf(path, sizeof path, "%s/events/sched/sched_switch", dir);
-		printf("%-22s %s\n", "tracepoints", access(path, F_OK) == 0 ? "yes" : "no");
-		snprintf(path, sizeof path, "%s/instances", dir);
-		printf("%-22s %s\n", "tracefs instances", access(path, W_OK) == 0 ? "yes" : "no");
-		snprintf(path, sizeof path, "%s/uprobe_events", dir);
-		printf("%-22s %s\n", "uprobes", access(path, F_OK) == 0 ? "yes" : "no");
-		snprintf(path, sizeof path, "%s/kprobe_events", dir);
-		printf("%-22s %s\n", "kprobes", access(path, F_OK) == 0 ? "yes" : "no (kernel has no kprobe_events)");
+		tp = check_path(dir, "events/sched/sched_switch", F_OK, "no", why, sizeof why);
+		printf("%-22s %s\n", "tracepoints", tp);
+		printf("%-22s %s\n", "tracefs instances", check_path(dir, "instances", W_OK, "no", why, sizeof why));
+		printf("%-22s %s\n", "uprobes", check_path(dir, "uprobe_events", F_OK, "no", why, sizeof why));
+		printf("%-22s %s\n", "kprobes",
+		       check_path(dir, "kprobe_events", F_OK, "no (kernel has no kprobe_events)", why, sizeof why));
 	}
 	e = check_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0);
-	printf("%-22s %s\n", "software counters", e ? strerror(-e) : "yes");
+	printf("%-22s %s\n", "software counters", e ? check_perf_why(e, why, sizeof why) : "yes");
 	e = check_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
 	printf("%-22s %s\n", "hardware counters", e ? "not supported" : "yes");
 	e = check_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_SAMPLE_CALLCHAIN);
-	printf("%-22s %s\n", "callchains", e ? strerror(-e) : "yes");
-	return dir ? 0 : 1;
+	printf("%-22s %s\n", "callchains", e ? check_perf_why(e, why, sizeof why) : "yes");
+	/* ltap cannot trace here: say so in the exit status too */
+	return dir && strcmp(tp, "yes") == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

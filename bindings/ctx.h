@@ -201,6 +201,8 @@ void ltap_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r);
 const struct ltap_rec *ltap_text_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r,
 					uint64_t *present);
 void ltap_text_report(struct ltap_ctx *ctx);
+/* errno of the read that ended a text input early, or 0 */
+int ltap_text_read_error(struct ltap_ctx *ctx);
 void ltap_text_close(struct ltap_ctx *ctx);
 /* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
 int ltap_is_uprobe_spec(const char *spec);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *session_comm(void *ud, int tid)
@@ -29,12 +30,19 @@ static const char *session_comm(void *ud, int tid)
 
 int ltap_session_replay_open(struct ltap_ctx *ctx)
 {
-	if (strcmp(ctx->opt.input, "-") != 0 && access(ctx->opt.input, R_OK) < 0) {
+	struct stat st;
+
+	if (strcmp(ctx->opt.input, "-") != 0 && (access(ctx->opt.input, R_OK) < 0 || stat(ctx->opt.input, &st) < 0)) {
 		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(errno));
 		return -1;
 	}
-	/* anything that is not a trace.dat is taken for text */
-	if (strcmp(ctx->opt.input, "-") == 0 || !ltap_replay_is_tracedat(ctx->opt.input))
+	if (strcmp(ctx->opt.input, "-") != 0 && S_ISDIR(st.st_mode)) {
+		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(EISDIR));
+		return -1;
+	}
+	/* anything that is not a trace.dat is taken for text; a FIFO or a
+	 * device is read once, as text (a trace.dat needs seeks) */
+	if (strcmp(ctx->opt.input, "-") == 0 || !S_ISREG(st.st_mode) || !ltap_replay_is_tracedat(ctx->opt.input))
 		return ltap_text_open(ctx);
 	ctx->replay = ltap_replay_open(ctx->opt.input);
 	if (!ctx->replay)
@@ -73,6 +81,16 @@ void ltap_session_replay_run(struct ltap_ctx *ctx)
 	uint64_t end;
 
 	ltap_loop_replay(ctx->loop);
+	/* the input ended early: what the script saw is not the file */
+	if (ctx->replay && ltap_replay_error(ctx->replay) && !ctx->failed) {
+		ltap_err("replay: cannot read %s: %s", ctx->opt.input, ltap_replay_error(ctx->replay));
+		ctx->failed = 1;
+	}
+	if (ctx->text_mode && ltap_text_read_error(ctx) && !ctx->failed) {
+		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(ltap_text_read_error(ctx)));
+		ctx->failed = 1;
+		return;
+	}
 	end = ctx->replay ? ltap_replay_end(ctx->replay) : 0;
 	if (!ctx->failed && !ctx->exit_called)
 		ltap_loop_finish(ctx->loop, end ? end : ctx->trace_now);

@@ -300,9 +300,13 @@ static int text_event_id(void *ud, const char *event)
 }
 
 /* a read of standard input (trace_pipe) interrupted by SIGINT */
+/* A read was interrupted, or an overlong line is being skipped: whether a
+ * SIGINT (SIGTERM, SIGHUP) says to stop reading. */
 static int text_signal(void *ud)
 {
 	struct ltap_ctx *ctx = ud;
+	if (!ctx->sigints && !ctx->interrupts_pending)
+		return 0;
 	if (!ctx->on_interrupt)
 		return 1;
 	return ltap_interrupt_dispatch(ctx);
@@ -370,6 +374,11 @@ const struct ltap_rec *ltap_text_record(struct ltap_ctx *ctx, struct ltap_evdesc
 	if (present)
 		*present = tm->present;
 	return &tm->dec;
+}
+
+int ltap_text_read_error(struct ltap_ctx *ctx)
+{
+	return ctx->tm && ctx->tm->src ? ltap_textsrc_error(ctx->tm->src) : 0;
 }
 
 void ltap_text_report(struct ltap_ctx *ctx)

@@ -223,7 +223,7 @@ static int perfmap_parse(struct ltap_perfmap *pm, int fd)
 	if (total >= LTAP_PERFMAP_MAX)
 		ltap_warn("symbols: %s: read only its first %u MiB", pm->path, LTAP_PERFMAP_MAX >> 20);
 	if (skipped)
-		ltap_debug("symbols: %s: %zu lines longer than %d bytes skipped", pm->path, skipped, PERFMAP_LINE_MAX);
+		ltap_warn("symbols: %s: %zu lines longer than %d bytes skipped", pm->path, skipped, PERFMAP_LINE_MAX);
 	if (b.n)
 		qsort(b.ents, b.n, sizeof *b.ents, perfmap_cmp);
 	/* of entries starting at one address, the last written stands */

@@ -1,97 +1,289 @@
-/* src_replay.c: a trace.dat file as per-CPU streams, through libtracecmd. */
+/* src_replay.c: a trace.dat file as a stream of checked records.
+ *
+ * The file is read by another process (replay_reader.c, libtracecmd) that
+ * sends its formats and its records, merged by time, over a pipe
+ * (replay_wire.h). Here every frame is checked before use: sizes against
+ * bounds, the formats (evcheck.c) once, each record against its format. A
+ * reader that dies, stalls or sends nonsense ends the replay with one
+ * message naming the file; ltap itself never runs libtracecmd. */
 #include "src_replay.h"
 
+#include "evcheck.h"
 #include "log.h"
+#include "replay_reader.h"
+#include "replay_wire.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <event-parse.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
-#include <trace-cmd/trace-cmd.h>
+#include <time.h>
 #include <unistd.h>
 
-/* In libtracecmd since 1.0 and used by trace-cmd itself, but not declared in
- * the public header of 1.3. */
-int tracecmd_cpus(struct tracecmd_input *handle);
+/* Records are read in chunks into a buffer of this size, with room for the
+ * largest record frame. The slack after it stays zero: libtraceevent reads
+ * a few bytes past a value it prints in places (binary printk arguments). */
+#define BUF_CAP (4u << 20)
+#define BUF_SLACK 64
+/* A reader that sends nothing for this long is stuck in a loop of
+ * libtracecmd's on a damaged file. */
+#define STALL_MS 5000
+/* CPU numbers, as ltap keeps them */
+#define STREAMS_CPU_MAX 65535
 
-#define RECORD_MARK "ltap-record "
-
-struct replay_cpu {
-	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
-	struct ltap_replay *r;
-	struct tracecmd_input *h; /* the buffer this CPU's stream is in */
-	struct tep_record *rec;
+struct text {
+	uint32_t type;
+	uint32_t len;
+	int long_size;    /* WIRE_HEADER_PAGE */
+	const char *sys;  /* WIRE_FORMAT */
+	char *data;       /* len bytes and a 0 */
 };
 
-/* A trace.dat holds the top-level buffer and those of instances (trace-cmd
- * record -B NAME): every CPU of every buffer is one stream, all merged. */
 struct ltap_replay {
-	struct tracecmd_input *h;
-	struct tracecmd_input **inst; /* the instances' buffers */
-	int ninst;
+	char *path;
+	pid_t pid;
+	int fd;
+	char *buf;
+	size_t cap, head, tail; /* buf[head, tail): received, not yet used */
 	struct tep_handle *tep;
-	struct tep_event *print;         /* ftrace:print, for ltap-record marks */
-	struct tep_format_field *print_buf;
-	int n;
-	struct replay_cpu *cpus;
-	struct ltap_stream **streams;
-	uint64_t start, end, first;
+	struct tep_plugin_list *plugins;
+	struct ltap_evcheck *check;
+	struct ltap_stream s;   /* one stream: the reader merges the CPUs */
+	struct ltap_stream *streams[1];
+	uint64_t start, end, records;
+	int last_cpu;
+	int ended;              /* END received */
+	char why[400];          /* what is wrong with the file, "" if nothing */
 };
 
-/* "ltap-record start=NS" / "end=NS" written by ltap --record */
-static void replay_mark(struct ltap_replay *r, struct tep_record *rec)
-{
-	unsigned long long v;
-	const char *buf;
-	int type;
+static int replay_failed(struct ltap_replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-	if (!r->print_buf || rec->size < 2)
-		return;
-	/* common_type is the record's first 2 bytes (header_page ABI): read it
-	 * here, on every record, without tep_data_type's field lookup */
-	uint16_t t16;
-	memcpy(&t16, rec->data, sizeof t16);
-	type = t16;
-	if (type != r->print->id)
-		return;
-	buf = (const char *)rec->data + r->print_buf->offset;
-	if (rec->size < r->print_buf->offset + (int)strlen(RECORD_MARK) ||
-	    strncmp(buf, RECORD_MARK, strlen(RECORD_MARK)) != 0)
-		return;
-	if (sscanf(buf + strlen(RECORD_MARK), "start=%llu", &v) == 1)
-		r->start = v;
-	else if (sscanf(buf + strlen(RECORD_MARK), "end=%llu", &v) == 1)
-		r->end = v;
+static int replay_failed(struct ltap_replay *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(r->why, sizeof r->why, fmt, ap);
+		va_end(ap);
+	}
+	r->s.has = 0;
+	return -1;
 }
 
-static void replay_set(struct replay_cpu *c, struct tep_record *rec)
+static void replay_stop_reader(struct ltap_replay *r, int *status)
 {
-	if (c->rec)
-		tracecmd_free_record(c->rec);
-	c->rec = rec;
-	c->s.has = rec != NULL;
-	if (!rec)
+	int st = 0;
+
+	if (r->pid <= 0)
 		return;
-	if (rec->missed_events > 0)
-		c->s.lost += (uint64_t)rec->missed_events;
-	replay_mark(c->r, rec);
-	c->s.cur.ts = rec->ts;
-	c->s.cur.data = rec->data;
-	c->s.cur.size = rec->size;
-	c->s.cur.cpu = rec->cpu;
+	kill(r->pid, SIGKILL);
+	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->pid = 0;
+	if (status)
+		*status = st;
+}
+
+/* The reader's end, as the reason the file cannot be read. */
+static int replay_reader_died(struct ltap_replay *r, int stalled)
+{
+	char where[120];
+	int st = 0;
+
+	if (r->records)
+		snprintf(where, sizeof where, "after %llu events, the last on cpu %d", (unsigned long long)r->records,
+			 r->last_cpu);
+	else
+		snprintf(where, sizeof where, r->tep ? "before the first event" : "opening it");
+	if (stalled) {
+		replay_stop_reader(r, NULL);
+		return replay_failed(r, "damaged trace.dat (libtracecmd made no progress for %d s, %s)",
+				     STALL_MS / 1000, where);
+	}
+	/* the pipe's end: the reader has exited or been killed */
+	replay_stop_reader(r, &st);
+	if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+		return replay_failed(r, "damaged trace.dat (libtracecmd crashed with %s %s)",
+				     sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "a signal", where);
+	if (WIFEXITED(st))
+		return replay_failed(r, "damaged trace.dat (its reader stopped with exit code %d %s)", WEXITSTATUS(st),
+				     where);
+	return replay_failed(r, "damaged trace.dat (its reader was killed %s)", where);
+}
+
+/* Makes n bytes from head available: 0, or -1 with the reason set. */
+static int replay_need(struct ltap_replay *r, size_t n)
+{
+	struct timespec t0, now;
+
+	if (r->tail - r->head >= n)
+		return 0;
+	if (n > r->cap) {
+		size_t cap = n > r->cap * 2 ? n : r->cap * 2;
+		char *nb = malloc(cap + BUF_SLACK);
+		if (!nb)
+			return replay_failed(r, "out of memory");
+		memcpy(nb, r->buf + r->head, r->tail - r->head);
+		memset(nb + (r->tail - r->head), 0, cap + BUF_SLACK - (r->tail - r->head));
+		free(r->buf);
+		r->buf = nb;
+		r->cap = cap;
+		r->tail -= r->head;
+		r->head = 0;
+	} else if (r->head + n > r->cap) {
+		memmove(r->buf, r->buf + r->head, r->tail - r->head);
+		r->tail -= r->head;
+		r->head = 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (r->tail - r->head < n) {
+		struct pollfd p = {.fd = r->fd, .events = POLLIN};
+		long waited;
+		ssize_t got;
+		int e;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		e = poll(&p, 1, waited >= STALL_MS ? 0 : (int)(STALL_MS - waited));
+		if (e < 0 && errno == EINTR)
+			continue;
+		if (e == 0)
+			return replay_reader_died(r, 1);
+		got = read(r->fd, r->buf + r->tail, r->cap - r->tail);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return replay_reader_died(r, 0);
+		r->tail += (size_t)got;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	}
+	return 0;
+}
+
+/* The next frame: its header in *f, its payload at *payload (valid until
+ * the next call). 0, or -1 with the reason set. */
+static int replay_frame(struct ltap_replay *r, struct ltap_wire_frame *f, char **payload)
+{
+	uint64_t size;
+
+	if (replay_need(r, sizeof *f))
+		return -1;
+	memcpy(f, r->buf + r->head, sizeof *f);
+	if (f->type == WIRE_RECORD ? f->len > LTAP_WIRE_MAX_RECORD + sizeof(struct ltap_wire_rec) + 1
+				   : f->len > LTAP_WIRE_MAX_TEXT + 16) {
+		replay_stop_reader(r, NULL);
+		return replay_failed(r, "damaged trace.dat (its reader sent a frame of %u bytes)", f->len);
+	}
+	size = ltap_wire_size(f->len);
+	if (replay_need(r, size))
+		return -1;
+	*payload = r->buf + r->head + sizeof *f;
+	r->head += size;
+	return 0;
+}
+
+static int replay_bad_frame(struct ltap_replay *r, const struct ltap_wire_frame *f)
+{
+	replay_stop_reader(r, NULL);
+	return replay_failed(r, "damaged trace.dat (its reader sent a frame of type %u and %u bytes)", f->type, f->len);
+}
+
+/* The reader's own reason, printable characters only. */
+static int replay_reader_error(struct ltap_replay *r, const char *text, uint32_t len)
+{
+	char why[200];
+	size_t n = len < sizeof why - 1 ? len : sizeof why - 1;
+
+	for (size_t i = 0; i < n; i++)
+		why[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
+	why[n] = 0;
+	replay_stop_reader(r, NULL);
+	return replay_failed(r, "%s", why);
+}
+
+/* Moves the stream to the next record; at the end or on an error it has
+ * none (ltap_replay_error tells which). */
+static void replay_next(struct ltap_replay *r)
+{
+	struct ltap_wire_frame f;
+	char *p, why[300];
+
+	r->s.has = 0;
+	while (!r->ended && !r->why[0] && replay_frame(r, &f, &p) == 0) {
+		switch (f.type) {
+		case WIRE_RECORD: {
+			struct ltap_wire_rec w;
+			char *data = p + sizeof w;
+			if (f.len < sizeof w + 1)
+				goto bad;
+			memcpy(&w, p, sizeof w);
+			if ((uint64_t)w.size + sizeof w + 1 != f.len || w.cpu > STREAMS_CPU_MAX)
+				goto bad;
+			data[w.size] = 0; /* ends any string the record does not */
+			if (ltap_evcheck_record(r->check, data, (int)w.size, why, sizeof why)) {
+				replay_stop_reader(r, NULL);
+				replay_failed(r, "damaged trace.dat (event %llu, cpu %u: %s)",
+					      (unsigned long long)r->records + 1, w.cpu, why);
+				return;
+			}
+			r->records++;
+			r->last_cpu = (int)w.cpu;
+			r->s.cur.ts = w.ts;
+			r->s.cur.data = data;
+			r->s.cur.size = (int)w.size;
+			r->s.cur.cpu = (int)w.cpu;
+			r->s.has = 1;
+			return;
+		}
+		case WIRE_MISSED: {
+			struct ltap_wire_missed m;
+			if (f.len != sizeof m)
+				goto bad;
+			memcpy(&m, p, sizeof m);
+			r->s.lost += m.count;
+			break;
+		}
+		case WIRE_END: {
+			struct ltap_wire_end e;
+			if (f.len != sizeof e)
+				goto bad;
+			memcpy(&e, p, sizeof e);
+			if (e.records != r->records)
+				goto bad;
+			r->end = e.end;
+			r->ended = 1;
+			return;
+		}
+		case WIRE_ERROR:
+			replay_reader_error(r, p, f.len);
+			return;
+		default:
+			goto bad;
+		}
+	}
+	return;
+bad:
+	replay_bad_frame(r, &f);
 }
 
 static void replay_advance(struct ltap_stream *s)
 {
-	struct replay_cpu *c = (struct replay_cpu *)s;
-	replay_set(c, tracecmd_read_data(c->h, c->s.cpu));
+	replay_next((struct ltap_replay *)((char *)s - offsetof(struct ltap_replay, s)));
 }
 
 static int replay_fill(struct ltap_stream *s)
 {
-	(void)s; /* a file has everything already */
+	(void)s; /* the stream reads as it advances */
 	return 0;
 }
 
@@ -100,94 +292,223 @@ static const struct ltap_stream_ops replay_ops = {
 	.advance = replay_advance,
 };
 
-/* libtracecmd 1.3 crashes in the error path of tracecmd_open on a truncated
- * or damaged file; a child process tries the file first. */
-static int replay_file_opens(const char *path)
-{
-	int status;
-	pid_t pid = fork();
+/* In sanitizer builds: where reports go, and what runs before the end
+ * (libFuzzer's crash dump, in tests/fuzz/fuzz_tracedat). */
+void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
-	if (pid < 0)
-		return 1; /* cannot check: let the real open try */
-	if (pid == 0) {
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		_exit(tracecmd_open(path, 0) ? 0 : 1);
+/* The reader process, its output on the returned fd; -1 on error. */
+static int replay_spawn(struct ltap_replay *r, int file_fd)
+{
+	int p[2];
+	pid_t parent = getpid();
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	/* a pipe of 64 KB makes the two processes take turns every 1,000
+	 * records; 1 MB (the default pipe-max-size) lets them run side by side */
+	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	r->pid = fork();
+	if (r->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return 1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (r->pid == 0) {
+		static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGHUP};
+		sigset_t none;
+		int null = open("/dev/null", O_WRONLY);
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		/* ^C reaches the terminal's whole process group: ltap handles it;
+		 * a crash is only this process's end, not a report of ltap's */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+			signal(fatal[i], SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* libtracecmd prints warnings whatever its log level; and in a
+		 * sanitizer build, a memory error of libtracecmd's found here is
+		 * what this process is for, not a report on ltap: it ends the
+		 * process, and ltap says the file is damaged */
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		if (__sanitizer_set_report_path)
+			__sanitizer_set_report_path("stderr");
+		if (__sanitizer_set_death_callback)
+			__sanitizer_set_death_callback(NULL);
+		_exit(ltap_replay_reader_run(file_fd, p[1]));
+	}
+	close(p[1]);
+	return p[0];
+}
+
+static int replay_setup_text(struct ltap_replay *r, struct text *t, const struct ltap_wire_frame *f, const char *p)
+{
+	size_t pre = 0;
+
+	t->type = f->type;
+	if (f->type == WIRE_HEADER_PAGE) {
+		uint32_t ls[2];
+		if (f->len < sizeof ls)
+			return -1;
+		memcpy(ls, p, sizeof ls);
+		t->long_size = (int)ls[0];
+		pre = sizeof ls;
+	} else if (f->type == WIRE_FORMAT) {
+		const char *nul = memchr(p, 0, f->len);
+		if (!nul)
+			return -1;
+		pre = (size_t)(nul - p) + 1;
+		if (!(t->sys = strdup(p)))
+			return replay_failed(r, "out of memory");
+	}
+	t->len = f->len - (uint32_t)pre;
+	t->data = malloc((size_t)t->len + 1);
+	if (!t->data)
+		return replay_failed(r, "out of memory");
+	memcpy(t->data, p + pre, t->len);
+	t->data[t->len] = 0;
+	return 0;
+}
+
+/* The file's formats, as libtracecmd set up its own tep_handle: the same
+ * plugins, byte order, long size, then the texts in the order it parsed
+ * them. */
+static int replay_build_tep(struct ltap_replay *r, const struct ltap_wire_setup *su, struct text *t, int n)
+{
+	char why[300];
+
+	r->tep = tep_alloc();
+	if (!r->tep)
+		return replay_failed(r, "out of memory");
+	r->plugins = tep_load_plugins(r->tep);
+	tep_set_file_bigendian(r->tep, su->file_bigendian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(r->tep, su->long_size);
+	for (int i = 0; i < n; i++) {
+		switch (t[i].type) {
+		case WIRE_HEADER_PAGE:
+			tep_parse_header_page(r->tep, t[i].data, t[i].len, t[i].long_size);
+			break;
+		case WIRE_FORMAT:
+			/* a format libtraceevent cannot parse is left out, as by libtracecmd */
+			tep_parse_event(r->tep, t[i].data, t[i].len, t[i].sys);
+			break;
+		case WIRE_KALLSYMS:
+			tep_parse_kallsyms(r->tep, t[i].data);
+			break;
+		case WIRE_PRINTK:
+			tep_parse_printk_formats(r->tep, t[i].data);
+			break;
+		case WIRE_CMDLINES:
+			tep_parse_saved_cmdlines(r->tep, t[i].data);
+			break;
+		}
+	}
+	tep_set_cpus(r->tep, (int)su->cpus);
+	r->check = ltap_evcheck_new(r->tep, why, sizeof why);
+	if (!r->check)
+		return replay_failed(r, "damaged trace.dat (%s)", why);
+	return 0;
+}
+
+/* The frames before the first record: the texts, then SETUP. */
+static int replay_setup(struct ltap_replay *r)
+{
+	struct ltap_wire_setup su;
+	struct ltap_wire_frame f;
+	struct text *t = NULL;
+	uint64_t total = 0;
+	int n = 0, rc = -1;
+	char *p;
+
+	for (;;) {
+		if (replay_frame(r, &f, &p))
+			goto out;
+		if (f.type == WIRE_SETUP)
+			break;
+		if (f.type == WIRE_ERROR) {
+			replay_reader_error(r, p, f.len);
+			goto out;
+		}
+		if (f.type < WIRE_HEADER_PAGE || f.type > WIRE_CMDLINES || (total += f.len) > LTAP_WIRE_MAX_SETUP) {
+			replay_bad_frame(r, &f);
+			goto out;
+		}
+		struct text *nt = realloc(t, (size_t)(n + 1) * sizeof *t);
+		if (!nt) {
+			replay_failed(r, "out of memory");
+			goto out;
+		}
+		t = nt;
+		memset(&t[n], 0, sizeof t[n]);
+		if (replay_setup_text(r, &t[n++], &f, p)) {
+			replay_bad_frame(r, &f);
+			goto out;
+		}
+	}
+	if (f.len != sizeof su) {
+		replay_bad_frame(r, &f);
+		goto out;
+	}
+	memcpy(&su, p, sizeof su);
+	if (su.long_size != 4 && su.long_size != 8) {
+		replay_stop_reader(r, NULL);
+		replay_failed(r, "damaged trace.dat (a long of %u bytes)", su.long_size);
+		goto out;
+	}
+	r->start = su.start;
+	rc = replay_build_tep(r, &su, t, n);
+out:
+	for (int i = 0; i < n; i++) {
+		free(t[i].data);
+		free((char *)t[i].sys);
+	}
+	free(t);
+	return rc;
 }
 
 struct ltap_replay *ltap_replay_open(const char *path)
 {
 	struct ltap_replay *r = calloc(1, sizeof *r);
+	struct stat st;
+	int file_fd;
 
-	if (!r)
-		return NULL;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	if (access(path, R_OK) < 0) {
-		ltap_err("replay: cannot read %s: %s", path, strerror(errno));
-		free(r);
-		return NULL;
-	}
-	r->h = replay_file_opens(path) ? tracecmd_open(path, 0) : NULL;
-	if (!r->h) {
-		ltap_err("replay: cannot read %s: not a trace.dat file (or a damaged one)", path);
-		free(r);
-		return NULL;
-	}
-	r->tep = tracecmd_get_tep(r->h);
-	r->print = tep_find_event_by_name(r->tep, "ftrace", "print");
-	r->print_buf = r->print ? tep_find_field(r->print, "buf") : NULL;
-	r->ninst = tracecmd_buffer_instances(r->h);
-	if (r->ninst < 0)
-		r->ninst = 0;
-	r->inst = calloc((size_t)r->ninst + 1, sizeof *r->inst);
-	if (!r->inst) {
+	if (!r || !(r->path = strdup(path)) || !(r->buf = calloc(1, BUF_CAP + BUF_SLACK))) {
+		ltap_err("replay: cannot read %s: %s", path, strerror(ENOMEM));
 		ltap_replay_close(r);
 		return NULL;
 	}
-	r->n = tracecmd_cpus(r->h) > 0 ? tracecmd_cpus(r->h) : 0;
-	for (int i = 0; i < r->ninst; i++) {
-		r->inst[i] = tracecmd_buffer_instance_handle(r->h, i);
-		if (r->inst[i] && tracecmd_cpus(r->inst[i]) > 0)
-			r->n += tracecmd_cpus(r->inst[i]);
-	}
-	r->cpus = calloc((size_t)r->n + 1, sizeof *r->cpus);
-	r->streams = calloc((size_t)r->n + 1, sizeof *r->streams);
-	if (!r->cpus || !r->streams) {
+	r->cap = BUF_CAP;
+	r->fd = -1;
+	file_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (file_fd < 0 || fstat(file_fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		ltap_err("replay: cannot read %s: %s", path, strerror(file_fd < 0 ? errno : EISDIR));
+		if (file_fd >= 0)
+			close(file_fd);
 		ltap_replay_close(r);
 		return NULL;
 	}
-	r->first = UINT64_MAX;
-	r->n = 0;
-	for (int b = -1; b < r->ninst; b++) {
-		struct tracecmd_input *h = b < 0 ? r->h : r->inst[b];
-		int ncpu = h ? tracecmd_cpus(h) : 0;
-		/* the start mark is among the first records, not always the very first */
-		for (int cpu = 0; cpu < ncpu && !r->start; cpu++) {
-			struct tep_record *rec = tracecmd_read_cpu_first(h, cpu);
-			for (int k = 0; rec && k < 256 && !r->start; k++) {
-				replay_mark(r, rec);
-				tracecmd_free_record(rec);
-				rec = tracecmd_read_data(h, cpu);
-			}
-			if (rec)
-				tracecmd_free_record(rec);
-		}
-		for (int cpu = 0; cpu < ncpu; cpu++) {
-			struct replay_cpu *c = &r->cpus[r->n];
-			c->r = r;
-			c->h = h;
-			c->s.ops = &replay_ops;
-			c->s.fd = -1;
-			c->s.cpu = cpu;
-			replay_set(c, tracecmd_read_cpu_first(h, cpu));
-			if (c->rec && c->rec->ts < r->first)
-				r->first = c->rec->ts;
-			r->streams[r->n++] = &c->s;
-		}
+	r->fd = replay_spawn(r, file_fd);
+	close(file_fd);
+	if (r->fd < 0) {
+		ltap_err("replay: cannot start the reader of %s: %s", path, strerror(errno));
+		ltap_replay_close(r);
+		return NULL;
 	}
+	r->s.ops = &replay_ops;
+	r->s.fd = -1;
+	r->streams[0] = &r->s;
+	if (replay_setup(r)) {
+		ltap_err("replay: cannot read %s: %s", path, r->why);
+		ltap_replay_close(r);
+		return NULL;
+	}
+	replay_next(r);
 	return r;
 }
 
@@ -195,18 +516,22 @@ void ltap_replay_close(struct ltap_replay *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; r->cpus && i < r->n; i++)
-		if (r->cpus[i].rec)
-			tracecmd_free_record(r->cpus[i].rec);
-	free(r->cpus);
-	free(r->streams);
-	for (int i = 0; r->inst && i < r->ninst; i++)
-		if (r->inst[i])
-			tracecmd_close(r->inst[i]);
-	free(r->inst);
-	if (r->h)
-		tracecmd_close(r->h);
+	replay_stop_reader(r, NULL);
+	if (r->fd >= 0)
+		close(r->fd);
+	ltap_evcheck_free(r->check);
+	if (r->tep) {
+		tep_unload_plugins(r->plugins, r->tep);
+		tep_free(r->tep);
+	}
+	free(r->buf);
+	free(r->path);
 	free(r);
+}
+
+const char *ltap_replay_error(struct ltap_replay *r)
+{
+	return r->why[0] ? r->why : NULL;
 }
 
 struct tep_handle *ltap_replay_tep(struct ltap_replay *r)
@@ -217,12 +542,12 @@ struct tep_handle *ltap_replay_tep(struct ltap_replay *r)
 int ltap_replay_streams(struct ltap_replay *r, struct ltap_stream ***streams)
 {
 	*streams = r->streams;
-	return r->n;
+	return 1;
 }
 
 uint64_t ltap_replay_start(struct ltap_replay *r)
 {
-	return r->start ? r->start : r->first == UINT64_MAX ? 0 : r->first;
+	return r->start;
 }
 
 uint64_t ltap_replay_end(struct ltap_replay *r)

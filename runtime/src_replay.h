@@ -1,7 +1,8 @@
-/* src_replay.h: a saved trace (trace-cmd's trace.dat, read with libtracecmd,
- * or one written by ltap --record) as streams for the loop: one per CPU,
- * merged by timestamp like the live rings, decoded with the formats stored
- * in the file. */
+/* src_replay.h: a saved trace (trace-cmd's trace.dat, or one written by
+ * ltap --record) as a stream for the loop: its per-CPU streams merged by
+ * timestamp, read by a process of its own with libtracecmd
+ * (replay_reader.h), decoded with the formats stored in the file, every
+ * record checked against its format first (evcheck.h). */
 #ifndef LTAP_SRC_REPLAY_H
 #define LTAP_SRC_REPLAY_H
 
@@ -20,6 +21,9 @@ int ltap_replay_is_tracedat(const char *path);
 
 /* NULL with a logged reason naming the file. */
 struct ltap_replay *ltap_replay_open(const char *path);
+/* Why the stream ended before the file's end (damaged, or its reader
+ * died), or NULL: the reason for "replay: cannot read FILE: ...". */
+const char *ltap_replay_error(struct ltap_replay *r);
 void ltap_replay_close(struct ltap_replay *r);
 struct tep_handle *ltap_replay_tep(struct ltap_replay *r);
 int ltap_replay_streams(struct ltap_replay *r, struct ltap_stream ***streams);

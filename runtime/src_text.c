@@ -3,18 +3,26 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LTAP_TEXT_SCRATCH 8192
+/* read() a MB at a time: a syscall per 5,000 lines of a file */
+#define TEXT_BUF (1u << 20)
+/* how much of an overlong line is skipped between looks at signals */
+#define TEXT_SKIP_CHECK (64u << 20)
 
 struct ltap_textsrc {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
-	FILE *f;
+	int fd;
 	int own;
-	char *line;
-	size_t cap;
+	int eof;
+	int error;            /* errno of a failed read: the input ends there */
+	char *buf;            /* TEXT_BUF and a byte for the last line's 0 */
+	size_t head, tail;    /* buf[head, tail): read, not yet cut into lines */
 	long lineno, malformed, first_bad;
 	uint64_t first_ts;
 	int (*id_of)(void *ud, const char *event);
@@ -323,27 +331,117 @@ static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 	return 0;
 }
 
+/* Reads more input into buf: 1, 0 at the end (or a read error, kept), -1
+ * when a signal's callback said to stop. */
+static int text_read(struct ltap_textsrc *t)
+{
+	ssize_t n;
+
+	if (t->head && t->head == t->tail)
+		t->head = t->tail = 0;
+	if (t->tail == TEXT_BUF) {
+		memmove(t->buf, t->buf + t->head, t->tail - t->head);
+		t->tail -= t->head;
+		t->head = 0;
+	}
+	for (;;) {
+		n = read(t->fd, t->buf + t->tail, TEXT_BUF - t->tail);
+		if (n > 0) {
+			t->tail += (size_t)n;
+			return 1;
+		}
+		if (n < 0 && errno == EINTR) {
+			if (t->on_signal && t->on_signal(t->sig_ud))
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			t->error = errno;
+		t->eof = 1;
+		return 0;
+	}
+}
+
+/* Skips the rest of a line longer than LTAP_TEXT_LINE_MAX without keeping
+ * it: 0, or -1 when a signal's callback said to stop. */
+static int text_skip_line(struct ltap_textsrc *t)
+{
+	size_t since_check = 0;
+
+	for (;;) {
+		char *nl = memchr(t->buf + t->head, '\n', t->tail - t->head);
+		if (nl) {
+			t->head = (size_t)(nl + 1 - t->buf);
+			return 0;
+		}
+		since_check += t->tail - t->head;
+		t->head = t->tail = 0;
+		/* /dev/zero is one endless line: ^C must still end the run */
+		if (since_check >= TEXT_SKIP_CHECK) {
+			since_check = 0;
+			if (t->on_signal && t->on_signal(t->sig_ud))
+				return -1;
+		}
+		if (t->eof || text_read(t) <= 0)
+			return t->eof ? 0 : -1;
+	}
+}
+
+/* The next line, its newline included (not at the end of the input),
+ * in *line; its length, 0 at the end, -1 to stop. A line longer than
+ * LTAP_TEXT_LINE_MAX is skipped and counted as malformed here. */
+static ssize_t text_line(struct ltap_textsrc *t, char **line)
+{
+	for (;;) {
+		char *start = t->buf + t->head;
+		size_t have = t->tail - t->head;
+		char *nl = memchr(start, '\n', have);
+		size_t len = nl ? (size_t)(nl + 1 - start) : have;
+
+		if (len > LTAP_TEXT_LINE_MAX) {
+			t->lineno++;
+			if (t->malformed++ == 0)
+				t->first_bad = t->lineno;
+			if (nl) {
+				t->head += len;
+			} else {
+				t->head = t->tail;
+				if (text_skip_line(t))
+					return -1;
+			}
+			continue;
+		}
+		if (nl || (t->eof && have)) {
+			*line = start;
+			t->head += len;
+			return (ssize_t)len;
+		}
+		if (t->eof)
+			return 0;
+		if (text_read(t) < 0)
+			return -1;
+	}
+}
+
 static void text_advance(struct ltap_stream *s)
 {
 	struct ltap_textsrc *t = (struct ltap_textsrc *)s;
 	ssize_t n;
+	char *line;
 	int r;
 
 	s->has = 0;
 	for (;;) {
-		errno = 0;
-		n = getline(&t->line, &t->cap, t->f);
-		if (n < 0 && errno == EINTR) {
-			clearerr(t->f);
-			if (t->on_signal && t->on_signal(t->sig_ud))
-				return;
-			continue;
-		}
+		n = text_line(t, &line);
 		if (n <= 0)
 			return;
 		t->lineno++;
+		/* a 0 ends the line for the parser: the newline, or at the end of
+		 * the input the byte after the buffer (there is one) */
+		if (line[n - 1] != '\n')
+			line[n] = 0;
 		/* binary noise: a NUL inside the line */
-		r = memchr(t->line, 0, (size_t)n) ? -1 : text_parse(t, t->line, (size_t)n);
+		r = memchr(line, 0, (size_t)n) ? -1 : text_parse(t, line, (size_t)n);
 		if (r == 0) {
 			if (!t->first_ts)
 				t->first_ts = s->cur.ts ? s->cur.ts : 1;
@@ -369,23 +467,26 @@ static const struct ltap_stream_ops text_ops = {
 struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, const char *event), void *ud)
 {
 	struct ltap_textsrc *t = calloc(1, sizeof *t);
+	int e;
 
-	if (!t)
+	if (!t || !(t->buf = malloc(TEXT_BUF + 1))) {
+		free(t);
+		errno = ENOMEM;
 		return NULL;
+	}
 	if (strcmp(path, "-") == 0) {
-		t->f = stdin;
+		t->fd = STDIN_FILENO;
 	} else {
-		t->f = fopen(path, "r");
+		t->fd = open(path, O_RDONLY | O_CLOEXEC);
 		t->own = 1;
 	}
-	if (!t->f) {
-		int e = errno;
+	if (t->fd < 0) {
+		e = errno;
+		free(t->buf);
 		free(t);
 		errno = e;
 		return NULL;
 	}
-	/* stdio reads 4 KB at a time: a syscall per 20 lines of a file */
-	setvbuf(t->f, NULL, _IOFBF, 1 << 20);
 	t->s.ops = &text_ops;
 	t->s.fd = -1;
 	t->id_of = id_of;
@@ -399,9 +500,14 @@ void ltap_textsrc_close(struct ltap_textsrc *t)
 	if (!t)
 		return;
 	if (t->own)
-		fclose(t->f);
-	free(t->line);
+		close(t->fd);
+	free(t->buf);
 	free(t);
+}
+
+int ltap_textsrc_error(struct ltap_textsrc *t)
+{
+	return t->error;
 }
 
 void ltap_textsrc_start(struct ltap_textsrc *t)

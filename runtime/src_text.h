@@ -14,6 +14,10 @@
 #include <stdint.h>
 
 #define LTAP_TEXT_FIELDS 32
+/* A longer line is not an event: it is counted as malformed and skipped to
+ * its newline without being kept (so /dev/zero, one endless line, takes no
+ * memory). The longest event line of a kernel is about 4 KB. */
+#define LTAP_TEXT_LINE_MAX (64 * 1024)
 
 enum { LTAP_TEXT_KV, LTAP_TEXT_SYS_ENTER, LTAP_TEXT_SYS_EXIT, LTAP_TEXT_MARKER };
 
@@ -37,7 +41,7 @@ struct ltap_textrec {
 
 struct ltap_textsrc;
 
-/* path "-" is standard input. id_of maps an event name to a descriptor id,
+/* path "-" is standard input (a file, a pipe, a FIFO). id_of maps an event name to a descriptor id,
  * 0 for events no probe wants (their lines are skipped). NULL with errno. */
 struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, const char *event), void *ud);
 void ltap_textsrc_close(struct ltap_textsrc *t);
@@ -48,6 +52,8 @@ void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *u
  * on_signal callback). */
 void ltap_textsrc_start(struct ltap_textsrc *t);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
+/* errno of a read that failed (the stream ended there), or 0 */
+int ltap_textsrc_error(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
 uint64_t ltap_textsrc_first_ts(struct ltap_textsrc *t);

@@ -14,6 +14,7 @@
 #include "text_decode.h"
 
 #include "formats.h"
+#include "fuzz_file.h"
 
 #include <event-parse.h>
 #include <stdint.h>
@@ -109,16 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!tep)
 		setup();
-	fd = memfd_create("fuzz_text", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
-	for (size_t off = 0; off < size;) {
-		ssize_t n = write(fd, data + off, size - off);
-		if (n <= 0)
-			abort();
-		off += (size_t)n;
-	}
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	fd = fuzz_file("fuzz_text", data, size, path, sizeof path);
 	t = ltap_textsrc_open(path, id_of, NULL);
 	if (!t)
 		abort();

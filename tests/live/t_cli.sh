@@ -11,6 +11,15 @@ run_ltap $WORK/out $WORK/err --check
 expect_grep "check tracefs" "^tracefs +/" $WORK/out
 expect_grep "check kprobes" "^kprobes +(yes|no \(kernel has no kprobe_events\))$" $WORK/out
 expect_grep "check hardware" "^hardware counters +(yes|not supported)$" $WORK/out
+expect_eq "check exit" 0 "$RC"
+# as a user who may not read tracefs: the reason, not a bare "no"
+set +e
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$LTAP" --check > $WORK/out 2> $WORK/err
+RC=$?
+set -e
+expect_eq "check as nobody exit" 1 "$RC"
+expect_grep "check as nobody: tracepoints" "^tracepoints +no permission to read $T \(run as root\)$" $WORK/out
+expect_grep "check as nobody: perf" "^software counters +(yes|no permission \(kernel.perf_event_paranoid is [0-9-]+: run as root\))$" $WORK/out
 run_ltap $WORK/out $WORK/err --help
 expect_grep "help" "^usage: ltap" $WORK/out
 printf 'print(arg[0], arg[1], arg[2], select("#", ...))\n' > $WORK/args.lua

@@ -5,7 +5,15 @@
 #include <stdio.h>
 
 /* Process-wide by nature: every component logs to the same place. */
+static ltap_log_sink log_sink;
+static void *log_ud;
 static enum ltap_log_level log_max = LTAP_LOG_INFO;
+
+void ltap_log_set_sink(ltap_log_sink sink, void *ud)
+{
+	log_sink = sink;
+	log_ud = ud;
+}
 
 enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max)
 {
@@ -24,6 +32,10 @@ void ltap_log(enum ltap_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (log_sink) {
+		log_sink(level, msg, log_ud);
+		return;
+	}
 	fflush(stdout); /* keep report output and messages in order on a shared terminal */
 	fprintf(stderr, "ltap: %s\n", msg);
 }

@@ -7,6 +7,9 @@ enum ltap_log_level { LTAP_LOG_NONE = -1, LTAP_LOG_ERROR, LTAP_LOG_WARN, LTAP_LO
 /* Messages read "component: action object: reason"; "ltap: " is prefixed. */
 void ltap_log(enum ltap_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Where messages go instead of stderr (NULL: stderr again): tests capture them. */
+typedef void (*ltap_log_sink)(enum ltap_log_level level, const char *msg, void *ud);
+void ltap_log_set_sink(ltap_log_sink sink, void *ud);
 /* returns the level in force before */
 enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max);
 

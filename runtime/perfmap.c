@@ -30,6 +30,7 @@ struct ltap_perfmap {
 	char *names;
 	/* what was read, so a miss reads again only a file that changed */
 	int read, refused;
+	int warned_long; /* long lines are told once per map, not per re-read */
 	struct timespec mtime;
 	off_t size;
 	double checked; /* CLOCK_MONOTONIC seconds of the last look at the file */
@@ -222,7 +223,7 @@ static int perfmap_parse(struct ltap_perfmap *pm, int fd)
 	}
 	if (total >= LTAP_PERFMAP_MAX)
 		ltap_warn("symbols: %s: read only its first %u MiB", pm->path, LTAP_PERFMAP_MAX >> 20);
-	if (skipped)
+	if (skipped && !pm->warned_long++)
 		ltap_warn("symbols: %s: %zu lines longer than %d bytes skipped", pm->path, skipped, PERFMAP_LINE_MAX);
 	if (b.n)
 		qsort(b.ents, b.n, sizeof *b.ents, perfmap_cmp);

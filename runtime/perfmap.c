@@ -221,10 +221,10 @@ static int perfmap_parse(struct ltap_perfmap *pm, int fd)
 		free(b.names);
 		return rc;
 	}
-	if (total >= LTAP_PERFMAP_MAX)
-		ltap_warn("symbols: %s: read only its first %u MiB", pm->path, LTAP_PERFMAP_MAX >> 20);
 	if (skipped && !pm->warned_long++)
 		ltap_warn("symbols: %s: %zu lines longer than %d bytes skipped", pm->path, skipped, PERFMAP_LINE_MAX);
+	if (total >= LTAP_PERFMAP_MAX)
+		ltap_warn("symbols: %s: read only its first %u MiB", pm->path, LTAP_PERFMAP_MAX >> 20);
 	if (b.n)
 		qsort(b.ents, b.n, sizeof *b.ents, perfmap_cmp);
 	/* of entries starting at one address, the last written stands */

@@ -12,7 +12,7 @@
 
 struct tep_event;
 struct tep_format_field;
-struct tep_event_filter;
+struct ltap_filter;
 
 /* One probe() declaration. */
 struct ltap_probe {
@@ -20,7 +20,7 @@ struct ltap_probe {
 	struct ltap_probe *next_same; /* probes of the same event */
 	struct ltap_evdesc *desc;
 	char *filter;                 /* ftrace filter text, or NULL */
-	struct tep_event_filter *ufilter; /* user-space copy when the event is shared */
+	struct ltap_filter *ufilter;  /* applied in user space: the kernel applies another filter */
 	int handler;                  /* index in the handlers table */
 	int stack;                    /* asked for call chains: served by the perf ring */
 	uint64_t freq;                /* a profile(): samples per second (0: a probe) */
@@ -160,8 +160,10 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 				 const char *where);
 /* d takes ev's fields, name and field table */
 void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *ev);
-/* each probe's filter of d applied in user space (libtraceevent); 0 or -1 */
-int ltap_probe_user_filters(struct ltap_evdesc *d, int only_filtered);
+/* Each filtered probe of d whose filter is not exactly kernel (the filter
+ * the kernel applies to d, NULL for none) gets it applied in user space
+ * (filter.c); 0, or -1 with a logged reason naming the probe. */
+int ltap_probe_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
 int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);

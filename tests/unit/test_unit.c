@@ -6,6 +6,8 @@
 #include "ringpage.h"
 #include "symbols.h"
 
+#include "check.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,17 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(cond)) {                                                       \
-			failures++;                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                    \
-	} while (0)
 
 static void test_duration(void)
 {

@@ -31,7 +31,8 @@ struct ltap_probe {
 struct ltap_evdesc {
 	struct tep_event *ev;
 	int id;
-	int fields_ref;   /* registry ref: name -> field code */
+	int fields_ref;   /* registry ref: name -> field code, for e.NAME */
+	int args_ref;     /* registry ref: name -> field code, for e.args.NAME */
 	int name_ref;     /* registry ref: "sys:name" string */
 	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
 	int nfields;
@@ -169,7 +170,8 @@ int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);
 /* event.c */
 void ltap_open_event(lua_State *L, struct ltap_ctx *ctx);
-int ltap_event_fields_table(lua_State *L, struct ltap_evdesc *d);
+/* d's name tables: fields_ref (e.X) and args_ref (e.args.X) */
+void ltap_event_fields_tables(lua_State *L, struct ltap_evdesc *d);
 /* pushes the event's fixed stack slots; returns the event's index */
 int ltap_event_push_slots(lua_State *L, struct ltap_ctx *ctx);
 void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);

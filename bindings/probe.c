@@ -56,7 +56,7 @@ void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *
 	for (f = ev->format.fields; f; f = f->next)
 		d->fields[d->nfields++] = f;
 	d->common_pid = tep_find_common_field(ev, "common_pid");
-	d->fields_ref = ltap_event_fields_table(L, d);
+	ltap_event_fields_tables(L, d);
 	lua_pushfstring(L, "%s:%s", ev->system, ev->name);
 	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }

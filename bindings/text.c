@@ -161,7 +161,7 @@ static struct ltap_evdesc *text_desc(lua_State *L, struct ltap_ctx *ctx, const c
 		d->textdec = ltap_textdec_new(ev);
 	} else {
 		d->fields = calloc(1, sizeof *d->fields);
-		d->fields_ref = ltap_event_fields_table(L, d);
+		ltap_event_fields_tables(L, d);
 		lua_pushstring(L, shown);
 		d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	}

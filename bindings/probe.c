@@ -500,14 +500,17 @@ static int probe_filter_seen(struct ltap_evdesc *d, struct ltap_probe *p)
 }
 
 /* The kernel's filter of an event: the union of its probes' filters (each
- * once), or none when one of them takes every event. NULL in *out for none;
- * returns the number of distinct filters, or -ENOMEM. */
+ * once), or none when one of them takes every event, or ltap does (the task
+ * events it follows names with). NULL in *out for none; returns the number
+ * of distinct filters, or -ENOMEM. */
 static int probe_kernel_filter(struct ltap_evdesc *d, char **out)
 {
 	size_t len = 1;
 	int n = 0;
 
 	*out = NULL;
+	if (d->task_kind)
+		return 0;
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same)
 		if (!p->filter)
 			return 0;

@@ -119,3 +119,16 @@ expect_grep "string field of the format, shared" "^all=4 loop=2 both=3$" $WORK/o
 run_ltap $WORK/out $WORK/err -c "$PROGS/getpgid_loop 10" -e "probe('$EV', function() end) probe('$EV', 'pid.function == 3', function() end)"
 [ "$RC" -ne 0 ] || fail "a kernel-only filter on a shared event was accepted"
 expect_grep "kernel-only filter, shared" "bad filter 'pid.function == 3': 'pid.function' is applied by the kernel only \(another probe shares the event" $WORK/err
+
+# ltap follows task names through task and exec events: a script's filter
+# on them must not hide them from ltap (the comm after exec was lost)
+cat > $WORK/t.lua <<'LUA'
+local comms, n = {}, 0
+probe("sched:sched_process_exec", 'filename ~ "*nothing"', function(e) n = n + 1 end)
+probe("task:task_rename", 'oldcomm == "nothing"', function(e) n = n + 1 end)
+probe("task:task_newtask", 'comm == "nothing"', function(e) n = n + 1 end)
+probe("syscalls:sys_enter_mmap", function(e) comms[e.comm] = true end)
+finish(function() for k in sorted(comms, "key") do printf("%s ", k) end printf("filtered %d\n", n) end)
+LUA
+run_ltap $WORK/out $WORK/err -c "true; exec $PROGS/getpgid_loop 1" $WORK/t.lua
+expect_eq "names followed under filters on the task events" "getpgid_loop sh filtered 0" "$(cat $WORK/out)"

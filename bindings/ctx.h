@@ -12,7 +12,7 @@
 
 struct tep_event;
 struct tep_format_field;
-struct tep_event_filter;
+struct ltap_filter;
 
 /* One probe() declaration. */
 struct ltap_probe {
@@ -20,7 +20,7 @@ struct ltap_probe {
 	struct ltap_probe *next_same; /* probes of the same event */
 	struct ltap_evdesc *desc;
 	char *filter;                 /* ftrace filter text, or NULL */
-	struct tep_event_filter *ufilter; /* user-space copy when the event is shared */
+	struct ltap_filter *ufilter;  /* applied in user space: the kernel applies another filter */
 	int handler;                  /* index in the handlers table */
 	int stack;                    /* asked for call chains: served by the perf ring */
 	uint64_t freq;                /* a profile(): samples per second (0: a probe) */
@@ -31,7 +31,8 @@ struct ltap_probe {
 struct ltap_evdesc {
 	struct tep_event *ev;
 	int id;
-	int fields_ref;   /* registry ref: name -> field code */
+	int fields_ref;   /* registry ref: name -> field code, for e.NAME */
+	int args_ref;     /* registry ref: name -> field code, for e.args.NAME */
 	int name_ref;     /* registry ref: "sys:name" string */
 	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
 	int nfields;
@@ -160,14 +161,17 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 				 const char *where);
 /* d takes ev's fields, name and field table */
 void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *ev);
-/* each probe's filter of d applied in user space (libtraceevent); 0 or -1 */
-int ltap_probe_user_filters(struct ltap_evdesc *d, int only_filtered);
+/* Each filtered probe of d whose filter is not exactly kernel (the filter
+ * the kernel applies to d, NULL for none) gets it applied in user space
+ * (filter.c); 0, or -1 with a logged reason naming the probe. */
+int ltap_probe_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
 int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);
 /* event.c */
 void ltap_open_event(lua_State *L, struct ltap_ctx *ctx);
-int ltap_event_fields_table(lua_State *L, struct ltap_evdesc *d);
+/* d's name tables: fields_ref (e.X) and args_ref (e.args.X) */
+void ltap_event_fields_tables(lua_State *L, struct ltap_evdesc *d);
 /* pushes the event's fixed stack slots; returns the event's index */
 int ltap_event_push_slots(lua_State *L, struct ltap_ctx *ctx);
 void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);

@@ -8,7 +8,15 @@
  * The format fields are not stored: __index reads them from the raw bytes in
  * the ring (zero copy) through tep_format_field pointers resolved once per
  * event type. Before timers and hooks run the table is emptied, so an event
- * kept beyond its handler refuses to be read instead of showing stale data. */
+ * kept beyond its handler refuses to be read instead of showing stale data.
+ *
+ * One rule for names: the common ones (name pid tid comm cpu time) mean the
+ * same on every event, as bpftrace's builtins; every format field is
+ * e.args.FIELD (bpftrace's args.FIELD), and also e.FIELD unless a common
+ * name, args or a method (ltap_catalog_is_reserved) has that name: the pid
+ * argument of getpgid is e.args.pid, e.pid the caller's. e.args is one
+ * proxy, stored in the table once: reading it is a plain table read, and
+ * its fields come through its own __index, under the same handler guard. */
 #include "ctx.h"
 
 #include "catalog.h"
@@ -23,6 +31,7 @@
 #include <string.h>
 
 #define EVENT_MT "ltap.event"
+#define EVENT_ARGS_MT "ltap.event.args"
 
 enum {
 	F_NAME = -1, F_PID = -2, F_TID = -3, F_COMM = -4, F_CPU = -5, F_TIME = -6,
@@ -50,19 +59,29 @@ static struct ltap_event_ud *event_check(lua_State *L)
 	return e;
 }
 
-/* Builds name -> code for one event type: common names, then its own fields. */
-int ltap_event_fields_table(lua_State *L, struct ltap_evdesc *d)
+/* name -> code of one event type: its own fields, then the common names
+ * and methods; with all, every field (e.args), else those no reserved
+ * name shadows (e.FIELD) */
+static int event_names(lua_State *L, struct ltap_evdesc *d, int all)
 {
 	lua_createtable(L, 0, (int)(sizeof event_common / sizeof event_common[0]) + d->nfields);
-	for (size_t i = 0; i < sizeof event_common / sizeof event_common[0]; i++) {
-		lua_pushinteger(L, event_common[i].code);
-		lua_setfield(L, -2, event_common[i].name);
-	}
 	for (int i = 0; i < d->nfields; i++) {
+		if (!all && ltap_catalog_is_reserved(d->fields[i]->name))
+			continue;
 		lua_pushinteger(L, i + 1);
 		lua_setfield(L, -2, d->fields[i]->name);
 	}
+	for (size_t i = 0; !all && i < sizeof event_common / sizeof event_common[0]; i++) {
+		lua_pushinteger(L, event_common[i].code);
+		lua_setfield(L, -2, event_common[i].name);
+	}
 	return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+void ltap_event_fields_tables(lua_State *L, struct ltap_evdesc *d)
+{
+	d->fields_ref = event_names(L, d, 0);
+	d->args_ref = event_names(L, d, 1);
 }
 
 static int event_tid(const struct ltap_event_ud *e)
@@ -208,35 +227,69 @@ static void event_push_text_field(lua_State *L, struct ltap_event_ud *e, int cod
 		event_push_field(L, rec, e->desc->fields[code - 1]);
 }
 
+/* Raises "EV has no field 'KEY' (fields: ...)" at the script's line; the
+ * fields as the script can read them: e.X, or e.args.X (args: all as X) */
+static int event_no_field(lua_State *L, struct ltap_event_ud *e, int args)
+{
+	luaL_Buffer b;
+	const char *key = luaL_tolstring(L, 2, NULL);
+
+	luaL_where(L, 1); /* the script line that asked */
+	luaL_buffinit(L, &b);
+	for (int i = 0; i < e->desc->nfields; i++) {
+		const char *f = e->desc->fields[i]->name;
+		if (i)
+			luaL_addstring(&b, ", ");
+		if (!args && ltap_catalog_is_reserved(f))
+			luaL_addstring(&b, "e.args.");
+		luaL_addstring(&b, f);
+	}
+	if (!e->desc->nfields)
+		luaL_addstring(&b, args ? "none" : "none but the common ones");
+	luaL_pushresult(&b);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->name_ref);
+	lua_pushfstring(L, "%s has no field '%s' (fields: %s)", lua_tostring(L, -1), key, lua_tostring(L, -2));
+	lua_replace(L, -3);
+	lua_pop(L, 1);
+	lua_concat(L, 2);
+	return lua_error(L);
+}
+
+/* A field by its code in ref's table: nil (key not a field) stays on the stack. */
+static int event_code(lua_State *L, int ref)
+{
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+	lua_pushvalue(L, 2);
+	return lua_rawget(L, -2) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+}
+
 /* Only keys absent from the table get here: format fields and methods. */
 static int event_index(lua_State *L)
 {
 	struct ltap_event_ud *e = event_check(L);
-	int code;
+	int code = event_code(L, e->desc->fields_ref);
 
-	lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->fields_ref);
-	lua_pushvalue(L, 2);
-	if (lua_rawget(L, -2) != LUA_TNUMBER && e->desc->text)
-		return event_text_field(L, e);
-	if (lua_type(L, -1) != LUA_TNUMBER) {
-		char names[2048];
-		const char *key = luaL_tolstring(L, 2, NULL);
-		names[0] = 0;
-		if (e->desc->ev)
-			ltap_catalog_field_names(e->desc->ev, names, sizeof names);
-		luaL_where(L, 1); /* the script line that asked */
-		lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->name_ref);
-		lua_pushfstring(L, "%s has no field '%s' (fields: %s)", lua_tostring(L, -1), key,
-				names[0] ? names : "none but the common ones");
-		lua_remove(L, -2);
-		lua_concat(L, 2);
-		return lua_error(L);
-	}
-	code = (int)lua_tointeger(L, -1);
+	if (!code)
+		return e->desc->text ? event_text_field(L, e) : event_no_field(L, e, 0);
 	if (code > 0 && e->desc->text)
 		event_push_text_field(L, e, code);
 	else
 		event_push_code(L, e, code);
+	return 1;
+}
+
+/* e.args.FIELD: every format field, reserved names included. */
+static int event_args_index(lua_State *L)
+{
+	struct ltap_event_ud *e = event_check(L);
+	int code = event_code(L, e->desc->args_ref);
+
+	if (!code)
+		return e->desc->text ? event_text_field(L, e) : event_no_field(L, e, 1);
+	if (e->desc->text)
+		event_push_text_field(L, e, code);
+	else
+		event_push_field(L, e->rec, e->desc->fields[code - 1]);
 	return 1;
 }
 
@@ -263,39 +316,46 @@ static int event_stack(lua_State *L)
 	return ltap_stack_push(L, e->ctx, e->rec, which, arg);
 }
 
-/* e:copy(): a plain table with every field, to keep beyond the handler. */
+/* e:copy(): a plain table of what e shows, to keep beyond the handler: the
+ * common fields, the fields no reserved name shadows, and args with all. */
 static int event_copy(lua_State *L)
 {
 	struct ltap_event_ud *e = event_check(L);
-	lua_createtable(L, 0, e->desc->nfields + 6);
+
+	lua_createtable(L, 0, e->desc->nfields + 7);
 	for (int code = F_NAME; code >= F_TIME; code--) {
 		event_push_code(L, e, code);
 		lua_setfield(L, -2, event_common[-code - 1].name);
 	}
+	lua_createtable(L, 0, e->desc->nfields); /* copy args */
 	if (e->desc->text) {
 		/* the line's key=value pairs, then the fields its format types */
 		struct ltap_textrec *r = (struct ltap_textrec *)e->rec->data;
 		ltap_textrec_parse(r);
 		for (int i = 0; i < r->nfields; i++) {
-			lua_pushstring(L, r->fields[i].key);
-			if (lua_rawget(L, -2) == LUA_TNIL) {
-				lua_pop(L, 1);
-				event_push_text_value(L, r->fields[i].value);
-				lua_setfield(L, -2, r->fields[i].key);
-			} else {
-				lua_pop(L, 1);
-			}
+			event_push_text_value(L, r->fields[i].value);
+			lua_setfield(L, -2, r->fields[i].key);
 		}
-		for (int i = 0; i < e->desc->nfields; i++) {
-			event_push_text_field(L, e, i + 1);
-			lua_setfield(L, -2, e->desc->fields[i]->name);
-		}
-		return 1;
 	}
 	for (int i = 0; i < e->desc->nfields; i++) {
-		event_push_field(L, e->rec, e->desc->fields[i]);
+		if (e->desc->text)
+			event_push_text_field(L, e, i + 1);
+		else
+			event_push_field(L, e->rec, e->desc->fields[i]);
 		lua_setfield(L, -2, e->desc->fields[i]->name);
 	}
+	/* the fields e.X reads too */
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		if (lua_type(L, -2) == LUA_TSTRING && !ltap_catalog_is_reserved(lua_tostring(L, -2))) {
+			lua_pushvalue(L, -2);
+			lua_insert(L, -2);
+			lua_rawset(L, -5);
+		} else {
+			lua_pop(L, 1);
+		}
+	}
+	lua_setfield(L, -2, "args");
 	return 1;
 }
 
@@ -339,6 +399,16 @@ static int event_tostring(lua_State *L)
 	return 1;
 }
 
+/* the metatable at the top (named mt by luaL_newmetatable): read-only
+ * tables, and a metatable scripts cannot take */
+static void event_seal(lua_State *L, const char *mt)
+{
+	lua_pushcfunction(L, event_newindex);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushstring(L, mt);
+	lua_setfield(L, -2, "__metatable");
+}
+
 void ltap_open_event(lua_State *L, struct ltap_ctx *ctx)
 {
 	struct ltap_event_ud *e = lua_newuserdatauv(L, sizeof *e, 0);
@@ -374,13 +444,19 @@ void ltap_open_event(lua_State *L, struct ltap_ctx *ctx)
 	lua_pushcclosure(L, event_tostring, 2);
 	lua_setfield(L, -3, "__tostring");
 	lua_pop(L, 1); /* comm cache */
-	lua_pushcfunction(L, event_newindex);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushliteral(L, EVENT_MT);
-	lua_setfield(L, -2, "__name");
-	lua_pushliteral(L, EVENT_MT);
-	lua_setfield(L, -2, "__metatable");
+	event_seal(L, EVENT_MT);
 	lua_setmetatable(L, -2);
+	/* e.args: one proxy for every event, kept in the table (ltap_event_clear
+	 * leaves it): reading e.args is a table read, its fields are guarded */
+	lua_pushliteral(L, "args");
+	lua_newtable(L);
+	luaL_newmetatable(L, EVENT_ARGS_MT);
+	lua_pushlightuserdata(L, e);
+	lua_pushcclosure(L, event_args_index, 1);
+	lua_setfield(L, -2, "__index");
+	event_seal(L, EVENT_ARGS_MT);
+	lua_setmetatable(L, -2);
+	lua_rawset(L, -3);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
 }
 

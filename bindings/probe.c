@@ -7,6 +7,7 @@
 #include "ctx.h"
 
 #include "catalog.h"
+#include "filter.h"
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
@@ -55,7 +56,7 @@ void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *
 	for (f = ev->format.fields; f; f = f->next)
 		d->fields[d->nfields++] = f;
 	d->common_pid = tep_find_common_field(ev, "common_pid");
-	d->fields_ref = ltap_event_fields_table(L, d);
+	ltap_event_fields_tables(L, d);
 	lua_pushfstring(L, "%s:%s", ev->system, ev->name);
 	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
@@ -451,9 +452,7 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 		if (p->ufilter) {
 			/* a text trace's line is matched as the record it stands for */
 			const struct ltap_rec *fr = d->text ? ltap_text_record(ctx, d, r, NULL) : r;
-			struct tep_record rec = {.ts = r->ts, .cpu = r->cpu, .size = fr->size,
-						 .data = (void *)fr->data};
-			if (tep_filter_match(p->ufilter, &rec) != TEP_ERRNO__FILTER_MATCH)
+			if (!ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
 				continue;
 		}
 		lua_rawgeti(L, ctx->handlers_slot, p->handler);
@@ -485,17 +484,33 @@ static struct ltap_evdesc *probe_internal(struct ltap_ctx *ctx, const char *spec
 	return d;
 }
 
-/* Joins the filters of the probes of one event for the kernel: any probe
- * without a filter means the kernel must pass everything. */
+/* whether a probe of d before p has p's filter */
+static int probe_filter_seen(struct ltap_evdesc *d, struct ltap_probe *p)
+{
+	for (struct ltap_probe *q = d->probes; q != p; q = q->next_same)
+		if (strcmp(q->filter, p->filter) == 0)
+			return 1;
+	return 0;
+}
+
+/* The kernel's filter of an event: the union of its probes' filters (each
+ * once), or none when one of them takes every event, or ltap does (the task
+ * events it follows names with). NULL in *out for none; returns the number
+ * of distinct filters, or -ENOMEM. */
 static int probe_kernel_filter(struct ltap_evdesc *d, char **out)
 {
 	size_t len = 1;
 	int n = 0;
 
 	*out = NULL;
-	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+	if (d->task_kind)
+		return 0;
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same)
 		if (!p->filter)
 			return 0;
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+		if (probe_filter_seen(d, p))
+			continue;
 		len += strlen(p->filter) + 8;
 		n++;
 	}
@@ -505,6 +520,8 @@ static int probe_kernel_filter(struct ltap_evdesc *d, char **out)
 	if (!*out)
 		return -ENOMEM;
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+		if (probe_filter_seen(d, p))
+			continue;
 		if (n > 1)
 			strcat(strcat(strcat(*out, **out ? " || (" : "("), p->filter), ")");
 		else
@@ -513,85 +530,24 @@ static int probe_kernel_filter(struct ltap_evdesc *d, char **out)
 	return n;
 }
 
-/* libtraceevent 1.7's filter parser crashes on an expression that ends in an
- * operator ("pid > 0 &&") or has unbalanced parentheses; the kernel would
- * refuse those, so refuse them before the parser sees them. */
-static int filter_complete(const char *f)
+/* COMM in a user-space filter: the task's name as ltap follows it */
+static const char *probe_comm(void *ud, int tid)
 {
-	size_t n = strlen(f);
-	int depth = 0;
-
-	for (const char *c = f; *c; c++) {
-		depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
-		if (depth < 0)
-			return 0;
-	}
-	while (n && (f[n - 1] == ' ' || f[n - 1] == '\t'))
-		n--;
-	return depth == 0 && n && !strchr("&|!=<>~(+-*/,", f[n - 1]);
+	struct ltap_ctx *ctx = ud;
+	return ltap_proc_comm(ctx->proc, tid);
 }
 
-/* libtraceevent takes a name that is no field for a string constant, so a
- * misspelt field would silently match nothing: the names are checked here,
- * as the kernel checks them live. Returns the first unknown name, or NULL. */
-static const char *filter_unknown_field(struct tep_event *ev, const char *f, char *name, size_t len)
-{
-	for (const char *c = f; *c;) {
-		if (*c == '"' || *c == '\'') {
-			const char *end = strchr(c + 1, *c);
-			if (!end)
-				return NULL;
-			c = end + 1;
-		} else if (isdigit((unsigned char)*c)) {
-			while (isalnum((unsigned char)*c) || *c == '_' || *c == '.')
-				c++; /* a number, 0x hex included */
-		} else if (isalpha((unsigned char)*c) || *c == '_') {
-			size_t n = 0;
-			while (isalnum((unsigned char)c[n]) || c[n] == '_')
-				n++;
-			if (n < len) {
-				memcpy(name, c, n);
-				name[n] = 0;
-				if (!tep_find_any_field(ev, name) && strcmp(name, "COMM") && strcmp(name, "CPU"))
-					return name;
-			}
-			c += n;
-		} else {
-			c++;
-		}
-	}
-	return NULL;
-}
-
-/* Each probe's own filter as a libtraceevent filter; with only_filtered, the
- * probes without a filter get none (they take every event). */
-int ltap_probe_user_filters(struct ltap_evdesc *d, int only_filtered)
+int ltap_probe_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel)
 {
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
-		char spec[1200], name[128];
-		int e = 0;
-		if ((only_filtered && !p->filter) || p->ufilter)
+		char why[1400];
+		if (!p->filter || p->ufilter || (kernel && strcmp(kernel, p->filter) == 0))
 			continue;
-		if (p->filter && !filter_complete(p->filter)) {
-			ltap_err("%sprobe %s:%s: bad filter '%s': the expression is incomplete", p->where,
-				 d->ev->system, d->ev->name, p->filter);
-			return -1;
-		}
-		if (p->filter && filter_unknown_field(d->ev, p->filter, name, sizeof name)) {
-			char fields[1024];
-			ltap_catalog_field_names(d->ev, fields, sizeof fields);
-			ltap_err("%sprobe %s:%s: bad filter '%s': no field '%s' (fields: %s)", p->where, d->ev->system,
-				 d->ev->name, p->filter, name, fields);
-			return -1;
-		}
-		p->ufilter = tep_filter_alloc(d->ev->tep);
-		snprintf(spec, sizeof spec, "%s/%s:%s", d->ev->system, d->ev->name, p->filter ? p->filter : "1");
-		if (!p->ufilter || (e = tep_filter_add_filter_str(p->ufilter, spec)) < 0) {
-			char why[256] = "";
-			if (p->ufilter)
-				tep_filter_strerror(p->ufilter, (enum tep_errno)e, why, sizeof why);
-			ltap_err("%sprobe %s:%s: bad filter '%s'%s%s", p->where, d->ev->system, d->ev->name,
-				 p->filter ? p->filter : "", why[0] ? ": " : "", why);
+		p->ufilter = ltap_filter_new(d->ev, p->filter, probe_comm, ctx, why, sizeof why);
+		if (!p->ufilter) {
+			ltap_err("%sprobe %s:%s: bad filter '%s': %s%s", p->where, d->ev->system, d->ev->name, p->filter,
+				 why, ctx->inst && strstr(why, "kernel only") ?
+				 " (another probe shares the event, so each filter is applied again in user space)" : "");
 			return -1;
 		}
 	}
@@ -624,34 +580,40 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 
 	for (int id = 0; id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
-		char *kf;
-		int n;
+		char *kf, *applied;
 
 		if (!d || !d->ev)
 			continue;
-		n = probe_kernel_filter(d, &kf);
-		if (n < 0)
+		if (probe_kernel_filter(d, &kf) < 0)
 			return -1;
 		if (!ctx->inst || strcmp(d->ev->system, "ftrace") == 0) {
 			/* replay, and ftrace's own events (which have no filter file, and
 			 * whose markers may be ltap's own): filters apply in user space */
 			free(kf);
-			if (ltap_probe_user_filters(d, 1))
+			if (ltap_probe_user_filters(ctx, d, NULL))
 				return -1;
 			continue;
 		}
-		if (!ctx->opt.pid && !ctx->opt.command && (kf = probe_without_self(kf)) == NULL)
-			return -1;
-		if (kf && d->perf) {
-			d->perf_filter = kf; /* PERF_EVENT_IOC_SET_FILTER, in profile.c */
-		} else if (kf) {
-			int e = ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, kf, reason, sizeof reason);
+		/* each probe whose filter is not the kernel's whole filter (a union,
+		 * or none) is filtered again in user space, on every ring */
+		if (ltap_probe_user_filters(ctx, d, kf)) {
 			free(kf);
+			return -1;
+		}
+		applied = kf;
+		if (!ctx->opt.pid && !ctx->opt.command && (applied = probe_without_self(kf)) == NULL)
+			return -1;
+		if (applied && d->perf) {
+			d->perf_filter = applied; /* PERF_EVENT_IOC_SET_FILTER, in profile.c */
+		} else if (applied) {
+			int e = ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, applied, reason, sizeof reason);
+			free(applied);
 			if (e) {
 				for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
 					char one[512];
 					/* find the probe whose filter the kernel refuses */
-					if (ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, p->filter, one, sizeof one)) {
+					if (p->filter && ltap_instance_filter(ctx->inst, d->ev->system, d->ev->name, p->filter,
+									      one, sizeof one)) {
 						ltap_err("%sprobe %s:%s: bad filter '%s': %s", p->where, d->ev->system,
 							 d->ev->name, p->filter, one);
 						return -1;
@@ -661,9 +623,6 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 				return -1;
 			}
 		}
-		/* shared events need each probe's own filter in user space too */
-		if (n > 1 && ltap_probe_user_filters(d, 0))
-			return -1;
 	}
 	for (int id = 0; ctx->inst && id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
@@ -687,7 +646,7 @@ void ltap_probes_free(struct ltap_ctx *ctx)
 	for (; p; p = next) {
 		next = p->next;
 		if (p->ufilter)
-			tep_filter_free(p->ufilter);
+			ltap_filter_free(p->ufilter);
 		free(p->filter);
 		free(p);
 	}

@@ -58,7 +58,7 @@ static int profile_profile(lua_State *L)
 	if (!d->fields)
 		return luaL_error(L, "out of memory");
 	d->common_pid = &profile_pid;
-	d->fields_ref = ltap_event_fields_table(L, d);
+	ltap_event_fields_tables(L, d);
 	lua_pushliteral(L, "profile:cpu-clock");
 	d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	ltap_probe_add(L, ctx, d, 2, NULL)->freq = hz;

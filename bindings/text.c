@@ -5,8 +5,8 @@
  * (its tracefs), a probe resolves to the local format: the line's fields
  * are turned back into the raw record the kernel would have written
  * (runtime/text_decode.c) on first use, so e.FIELD is typed as in a live
- * run (gfp_flags=GFP_KERNEL is a number), filters apply in user space with
- * libtraceevent, and e.name is "kmem:mm_page_alloc". Otherwise fields come
+ * run (gfp_flags=GFP_KERNEL is a number), filters apply in user space as
+ * the kernel applies them (runtime/filter.c), and e.name is "kmem:mm_page_alloc". Otherwise fields come
  * from the line's key=value pairs. Probes with globs ("kmem:*", "*:*")
  * take every event of the text whose name matches, found as lines come. */
 #include "ctx.h"
@@ -161,7 +161,7 @@ static struct ltap_evdesc *text_desc(lua_State *L, struct ltap_ctx *ctx, const c
 		d->textdec = ltap_textdec_new(ev);
 	} else {
 		d->fields = calloc(1, sizeof *d->fields);
-		d->fields_ref = ltap_event_fields_table(L, d);
+		ltap_event_fields_tables(L, d);
 		lua_pushstring(L, shown);
 		d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	}
@@ -263,7 +263,7 @@ static int text_add_globs(struct ltap_ctx *ctx, struct ltap_evdesc *d, const cha
 		struct ltap_probe *p = ltap_probe_on(ctx, d, g->handler, g->filter, g->where);
 		if (!p)
 			return -1;
-		if (g->filter && ltap_probe_user_filters(d, 1))
+		if (g->filter && ltap_probe_user_filters(ctx, d, NULL))
 			return -1;
 	}
 	return 0;
@@ -325,7 +325,7 @@ int ltap_text_attach(struct ltap_ctx *ctx)
 			;
 		if (i < tm->cap && text_add_globs(ctx, d, tm->slots[i].name, d->ev))
 			return -1;
-		if (d->textdec && ltap_probe_user_filters(d, 1))
+		if (d->textdec && ltap_probe_user_filters(ctx, d, NULL))
 			return -1;
 	}
 	tm->src = ltap_textsrc_open(ctx->opt.input, text_event_id, ctx);

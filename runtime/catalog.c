@@ -215,6 +215,19 @@ void ltap_catalog_field_names(struct tep_event *ev, char *out, size_t outlen)
 	}
 }
 
+int ltap_catalog_is_reserved(const char *name)
+{
+	static const char *const reserved[] = {
+		"name", "pid", "tid", "comm", "cpu", "time", "args",
+		"copy", "stack", "kstack", "ustack", "folded", "frame",
+	};
+
+	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+		if (strcmp(name, reserved[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static void catalog_print_fields(struct tep_event *ev, FILE *out)
 {
 	struct tep_format_field *f;
@@ -226,10 +239,13 @@ static void catalog_print_fields(struct tep_event *ev, FILE *out)
 		if (f->flags & TEP_FIELD_IS_ARRAY && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
 		    strchr(type, '[')) {
 			snprintf(buf, sizeof buf, "%.*s", (int)(strchr(type, '[') - type), type);
-			fprintf(out, "    %s %s%s\n", buf, f->name, strchr(type, '['));
+			fprintf(out, "    %s %s%s", buf, f->name, strchr(type, '['));
 		} else {
-			fprintf(out, "    %s %s\n", type, f->name);
+			fprintf(out, "    %s %s", type, f->name);
 		}
+		if (ltap_catalog_is_reserved(f->name))
+			fprintf(out, "  (read as e.args.%s)", f->name);
+		fputc('\n', out);
 	}
 }
 

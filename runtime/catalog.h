@@ -38,6 +38,11 @@ struct tep_event *ltap_catalog_by_name(struct ltap_catalog *cat, const char *nam
  * Returns the number printed, or -errno. */
 int ltap_catalog_list(struct ltap_catalog *cat, const char *glob, int verbose, FILE *out);
 
+/* Whether name is one the Lua event object keeps for itself (bindings/event.c):
+ * name pid tid comm cpu time args, and the methods copy stack kstack ustack
+ * folded frame. A format field so named is read as e.args.NAME only. */
+int ltap_catalog_is_reserved(const char *name);
+
 /* "field, field, ..." of an event's own (non-common) fields. */
 void ltap_catalog_field_names(struct tep_event *ev, char *out, size_t outlen);
 

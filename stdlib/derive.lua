@@ -13,7 +13,8 @@
 --                  value = function(e) return 4096 << e.order end,
 --                  fn = function(w) printf("%s %d %d\n", w.key, w.count, w.sum) end}
 --
--- key is a field name or a function(e) -> key. keep lists start-event fields
+-- key is a field name ("tid", "comm", "fd"; "args.pid" for a format field
+-- named like a common one) or a function(e) -> key. keep lists start-event fields
 -- to hand to fn (start.time is always there). Starts never matched are
 -- bounded: more than max_pending (default 100000) open starts drops the
 -- oldest half, counted in derive.stats().dropped.
@@ -34,10 +35,18 @@ local key_less = require("ltap.report").key_less
 local M = {}
 local dropped, late = 0, 0
 
+-- a field as the event shows it: "tid", "fd", or "args.pid" for a format
+-- field named like a common one (e.pid is the process, e.args.pid the field)
+local function field_fn(name)
+  local arg = name:match("^args%.(.+)$")
+  if arg then return function(e) return e.args[arg] end end
+  return function(e) return e[name] end
+end
+
 local function key_fn(key)
   if type(key) == "function" then return key end
   if key == nil or key == "tid" then return function(e) return e.tid end end
-  return function(e) return e[key] end
+  return field_fn(key)
 end
 
 local function duration_ns(v, what)
@@ -50,6 +59,8 @@ end
 function M.pairs(o)
   assert(o.start and o.stop and o.fn, "derive.pairs needs start, stop and fn")
   local key, keep, max = key_fn(o.key), o.keep or {}, o.max_pending or 100000
+  local kept = {}
+  for i, f in ipairs(keep) do kept[i] = field_fn(f) end
   local open, n = {}, 0
   probe(o.start, o.start_filter, function(e)
     local k = key(e)
@@ -67,7 +78,7 @@ function M.pairs(o)
       n = n + 1
     end
     s.time = e.time
-    for _, f in ipairs(keep) do s[f] = e[f] end
+    for i, f in ipairs(keep) do s[f] = kept[i](e) end
   end)
   probe(o.stop, o.stop_filter, function(e)
     local k = key(e)
@@ -135,8 +146,7 @@ function M.windows(o)
   local fn, key = o.fn, o.key ~= nil and key_fn(o.key)
   local value = o.value
   if value ~= nil and type(value) ~= "function" then
-    local f = value
-    value = function(e) return e[f] end
+    value = field_fn(value)
   end
   -- Time is cut into panes [base + p*slide, base + (p+1)*slide); the window
   -- ending at pane index e (stop = base + e*slide) is panes e-r .. e-1.

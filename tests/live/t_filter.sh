@@ -4,7 +4,7 @@ local sel, all, bad = 0, 0, 0
 probe("syscalls:sys_enter_getpgid", "pid == 3", function(e)
   sel = sel + 1
 end)
-probe("syscalls:sys_enter_getpgid", "pid >= 8", function(e) all = all + 1; if e.pid < 8 then bad = bad + 1 end end)
+probe("syscalls:sys_enter_getpgid", "pid >= 8", function(e) all = all + 1; if e.args.pid < 8 then bad = bad + 1 end end)
 finish(function() printf("sel=%d ge8=%d bad=%d\n", sel, all, bad) end)
 LUA
 run_ltap $WORK/out $WORK/err -c "$PROGS/getpgid_loop 100000" $WORK/f.lua

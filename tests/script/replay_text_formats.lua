@@ -20,7 +20,9 @@ probe("sched:sched_switch", "prev_state == 1", function(e)
 end)
 local per = {}
 probe("*:*", function(e) per[e.name] = (per[e.name] or 0) + 1 end)
-probe("some_event_from_elsewhere", function(e) printf("elsewhere value=%d name=%s\n", e.value, e:copy().name) end)
+probe("some_event_from_elsewhere", function(e)
+  printf("elsewhere value=%d name=%s args.name=%s copy.args.name=%s\n", e.value, e:copy().name, e.args.name, e:copy().args.name)
+end)
 probe("ftrace:print", function(e) printf("marker '%s' from %s\n", e.buf, e.comm) end)
 finish(function()
   for name, n in sorted(per, "key") do printf("%-32s %d\n", name, n) end

@@ -121,10 +121,10 @@ static int undo_cgroup(const char *dir)
 		FILE *f;
 		int pid;
 
-		if (rmdir(dir) == 0 || errno == ENOENT)
-			return 0;
+		if (rmdir(dir) == 0)
+			return 1;
 		if (errno != EBUSY)
-			return -errno;
+			return errno == ENOENT ? 0 : -errno;
 		snprintf(path, sizeof path, "%s/cgroup.procs", dir);
 		if ((f = fopen(path, "re")) != NULL) {
 			/* v1, or v2 before 5.14: kill what is there until no fork escapes */
@@ -134,7 +134,9 @@ static int undo_cgroup(const char *dir)
 		}
 		nap_ms(10);
 	}
-	return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
+	if (rmdir(dir) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -errno;
 }
 
 static int undo_instance(const char *name)
@@ -146,21 +148,23 @@ static int undo_instance(const char *name)
 		nap_ms(10);
 		e = ltap_instance_remove(name);
 	}
-	return e == -ENOENT ? 0 : e;
+	return e == -ENOENT ? 0 : e == 0 ? 1 : e;
 }
 
+/* 1 undone, 0 nothing was there, -errno */
 static int undo(int kind, const char *name)
 {
 	switch (kind) {
 	case LTAP_GUARD_PGRP:
-		return kill(-atoi(name), SIGKILL) < 0 && errno != ESRCH ? -errno : 0;
+		if (kill(-atoi(name), SIGKILL) == 0)
+			return 1;
+		return errno == ESRCH ? 0 : -errno;
 	case LTAP_GUARD_CGROUP:
 		return undo_cgroup(name);
 	case LTAP_GUARD_INSTANCE:
 		return undo_instance(name);
 	case LTAP_GUARD_PROBES:
-		ltap_uprobes_remove_group(name);
-		return 0;
+		return ltap_uprobes_remove_group(name) > 0;
 	}
 	return -EINVAL;
 }
@@ -183,10 +187,10 @@ static void guardian_undo_all(struct guard_list *l, pid_t owner)
 			if (l->e[i].kind != kind)
 				continue;
 			e = undo(kind, l->e[i].name);
-			if (e)
+			if (e < 0)
 				ltap_warn("guardian: cannot undo %s %s: %s", kind_what[kind], l->e[i].name,
 					  strerror(-e));
-			else if (used < sizeof done)
+			else if (e > 0 && used < sizeof done)
 				used += (size_t)snprintf(done + used, sizeof done - used, "%s%s %s", used ? ", " : "",
 							 kind_what[kind], l->e[i].name);
 		}
@@ -236,6 +240,10 @@ static void guardian_main(int sock, int pidfd, pid_t owner)
 		}
 		close(fd);
 	}
+	/* set up: ltap goes on; from now on the guardian makes no system call
+	 * but poll() until ltap ends (a system-wide trace sees none of it) */
+	if (send(sock, "r", 1, MSG_NOSIGNAL) < 0)
+		_exit(1);
 	for (;;) {
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -275,7 +283,9 @@ int ltap_guardian_start(void)
 {
 	int sv[2], pidfd, e;
 	sigset_t all, old;
-	pid_t pid;
+	pid_t pid, self = getpid();
+	char ready;
+	ssize_t k;
 
 	if (guardian.owner == getpid())
 		return guardian.sock >= 0 ? 0 : -EPIPE;
@@ -285,14 +295,14 @@ int ltap_guardian_start(void)
 		return -errno;
 	sv[1] = fd_above_stdio(sv[1]);
 	/* before the fork: the guardian cannot race ltap's death to open it */
-	pidfd = fd_above_stdio((int)syscall(SYS_pidfd_open, getpid(), 0));
+	pidfd = fd_above_stdio((int)syscall(SYS_pidfd_open, self, 0));
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0) {
 		/* every signal stays blocked: only SIGKILL ends the guardian */
 		close(sv[0]);
-		guardian_main(sv[1], pidfd, getppid());
+		guardian_main(sv[1], pidfd, self);
 	}
 	e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -303,7 +313,14 @@ int ltap_guardian_start(void)
 		close(sv[0]);
 		return -e;
 	}
-	guardian.owner = getpid();
+	do
+		k = recv(sv[0], &ready, 1, 0);
+	while (k < 0 && errno == EINTR);
+	if (k != 1) {
+		close(sv[0]);
+		return k < 0 ? -errno : -ECHILD;
+	}
+	guardian.owner = self;
 	guardian.pid = pid;
 	guardian.sock = sv[0];
 	guardian.broken = 0;

@@ -1,5 +1,6 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
  * the task cache, the ring-buffer page walker. */
+#include "check.h"
 #include "parse.h"
 #include "proc.h"
 #include "elfsym.h"
@@ -14,17 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(cond)) {                                                       \
-			failures++;                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                    \
-	} while (0)
 
 static void test_duration(void)
 {

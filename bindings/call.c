@@ -143,7 +143,7 @@ void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, int why)
 int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 {
 	lua_State *L = ctx->L;
-	int st;
+	int st, outer = ctx->in_call; /* ltap.drain() calls handlers inside a hook */
 
 	if (ctx->ending) {
 		/* nothing of the script runs after os.exit() or the memory limit */
@@ -156,7 +156,7 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 	if (ctx->sigints > 1)
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
 	st = lua_pcall(L, nargs, nres, ctx->msgh_slot);
-	ctx->in_call = 0;
+	ctx->in_call = outer;
 	if (st == LUA_OK && !ctx->ending)
 		return 0;
 	if (ctx->ending) {

@@ -38,6 +38,7 @@ for sig in TERM QUIT HUP; do
   expect_eq "SIG$sig: runaway handler exit code, finish ran" "1 finish ran" "$rc $(cat $WORK/out)"
   expect_grep "SIG$sig named" "interrupted by SIG$sig: the handler did not return" $WORK/err
 done
+rm -f $WORK/err
 "$LTAP" -v $WORK/slowend.lua > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
 wait_for $WORK/err "attached in"
 kill -TERM $l; sleep 0.3; kill -QUIT $l; set +e; wait $l; rc=$?; set -e

@@ -4,6 +4,7 @@
 #include "ctx.h"
 #include "elfsym.h"
 #include "embedded.h"
+#include "guardian.h"
 #include "log.h"
 #include "parse.h"
 #include "readfile.h"
@@ -40,6 +41,10 @@ static const char usage_text[] =
 	"  --input FILE   replay a saved trace: a trace.dat (trace-cmd, ltap --record),\n"
 	"                 or trace/trace_pipe text (- for standard input)\n"
 	"  --record FILE  also save the events of this live run as a trace.dat\n"
+	"  --max-memory SIZE  limit of the script's Lua memory (default: a quarter of\n"
+	"                 the machine's, the cgroup's or the rlimit's memory)\n"
+	"  --max-drain DURATION  longest final drain of the rings at the end (default 2s;\n"
+	"                 what is left is counted as lost)\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
@@ -107,6 +112,7 @@ static int cmd_list(int argc, char **argv)
 	int verbose = 0, n;
 	const char *glob = NULL;
 
+	ltap_guardian_reap_stale();
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-v") == 0)
 			verbose = 1;
@@ -253,9 +259,11 @@ int main(int argc, char **argv)
 		{"format", required_argument, NULL, 'F'},
 		{"input", required_argument, NULL, 'I'},
 		{"record", required_argument, NULL, 'R'},
+		{"max-memory", required_argument, NULL, 'M'},
+		{"max-drain", required_argument, NULL, 'D'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192};
+	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192, .max_drain = LTAP_MAX_DRAIN};
 	const char *code = NULL, *name = NULL;
 	char *src = NULL;
 	size_t len = 0;
@@ -299,6 +307,18 @@ int main(int argc, char **argv)
 		case 'U': opt.ordered = 0; break;
 		case 'I': opt.input = optarg; break;
 		case 'R': opt.record = optarg; break;
+		case 'M':
+			if (ltap_parse_size(optarg, &opt.max_memory) || opt.max_memory < (16u << 20)) {
+				ltap_err("--max-memory: bad size '%s' (at least 16M; try 2G)", optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			if (ltap_parse_duration(optarg, &opt.max_drain)) {
+				ltap_err("--max-drain: bad duration '%s' (try 2s, 500ms; 0: no drain)", optarg);
+				return 2;
+			}
+			break;
 		case 'F':
 			if (strcmp(optarg, "json") == 0)
 				opt.json = 1;
@@ -363,7 +383,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = ltap_ctx_run(ctx);
 	else
-		rc = 1;
+		rc = ctx->exit_called ? ctx->exit_code : 1; /* os.exit() while loading */
 	ltap_ctx_free(ctx);
 	return rc;
 }

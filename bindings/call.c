@@ -1,6 +1,7 @@
 /* call.c: ltap_call (lua_pcall with a traceback) and the SIGINT machinery.
  *
- * SIGINT and SIGTERM get a real handler, not a signalfd: a signalfd cannot
+ * SIGINT, SIGTERM, SIGQUIT and SIGHUP end a run alike (a second one ends it
+ * at once) and get a real handler, not a signalfd: a signalfd cannot
  * interrupt a Lua handler stuck in a loop. The handler only sets flags, wakes
  * the loop and installs a count hook (lua_sethook is async-signal-safe, as
  * lua.c's laction relies on). The hook interrupts a handler that is still in
@@ -40,12 +41,18 @@ static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
 
 	if (!ctx)
 		return;
+	if (ctx->ending) {
+		/* os.exit() or the memory limit: unwind to ltap_call, through
+		 * any pcall of the script */
+		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
+		luaL_error(L, "the run is ending");
+	}
 	if (ctx->interrupted || ctx->sigints > 1 ||
 	    (ctx->in_call && ctx->call_seq == ctx->sig_call_seq &&
 	     ltap_now() - ctx->sig_time > INTERRUPT_GRACE)) {
 		ctx->interrupted = 1;
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
-		luaL_error(L, "interrupted by SIGINT: the handler did not return");
+		luaL_error(L, "interrupted by SIG%s: the handler did not return", sigabbrev_np(ctx->end_signal));
 	}
 	if (!ctx->in_call || ctx->call_seq != ctx->sig_call_seq)
 		lua_sethook(L, NULL, 0, 0);
@@ -67,6 +74,7 @@ static void call_on_signal(int sig)
 		return;
 	}
 	ctx->sigints += ctx->on_interrupt ? 2 : 1;
+	ctx->end_signal = sig;
 	if (ctx->sigints == 1) {
 		ctx->sig_time = ltap_now();
 		ctx->sig_call_seq = ctx->call_seq;
@@ -92,6 +100,7 @@ void ltap_signals_install(struct ltap_ctx *ctx)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -100,23 +109,63 @@ void ltap_signals_restore(void)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	signal_ctx = NULL;
+}
+
+/* The script ended the run from inside (os.exit) or reached its memory
+ * limit: no finish hooks, the kernel is cleaned as on every end. */
+static int call_end(struct ltap_ctx *ctx)
+{
+	lua_sethook(ctx->L, NULL, 0, 0);
+	ctx->quit = 1;
+	if (ctx->ending == LTAP_END_MEMORY) {
+		ltap_memory_report(ctx);
+		ctx->failed = 1;
+	} else {
+		ctx->exit_called = 1;
+	}
+	if (ctx->loop)
+		ltap_loop_halt(ctx->loop);
+	return -1;
+}
+
+void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, int why)
+{
+	if (!ctx->ending)
+		ctx->ending = why;
+	/* the next instruction of the script raises, and every one after it */
+	lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
+	if (L != ctx->L)
+		lua_sethook(ctx->L, call_interrupt_hook, LUA_MASKCOUNT, 1);
 }
 
 int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 {
 	lua_State *L = ctx->L;
-	int st;
+	int st, outer = ctx->in_call; /* ltap.drain() calls handlers inside a hook */
 
+	if (ctx->ending) {
+		/* nothing of the script runs after os.exit() or the memory limit */
+		lua_pop(L, nargs + 1);
+		return call_end(ctx);
+	}
 	ctx->call_seq++;
 	ctx->in_call = 1;
 	/* a SIGINT that came between calls still has to reach a runaway handler */
 	if (ctx->sigints > 1)
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
 	st = lua_pcall(L, nargs, nres, ctx->msgh_slot);
-	ctx->in_call = 0;
-	if (st == LUA_OK)
+	ctx->in_call = outer;
+	if (st == LUA_OK && !ctx->ending)
 		return 0;
+	if (ctx->ending) {
+		if (st == LUA_OK)
+			lua_pop(L, nres); /* a coroutine that caught it ran to the end */
+		else
+			lua_pop(L, 1);
+		return call_end(ctx);
+	}
 	ltap_err("%s", lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (ctx->interrupted) {

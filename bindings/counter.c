@@ -265,7 +265,7 @@ static int counter_drain(lua_State *L)
 	ltap_ctx_push_slots(T, ctx);
 	ctx->L = T;
 	ctx->in_loop = 1;
-	ltap_loop_finish(ctx->loop, ltap_now());
+	ltap_loop_drain(ctx->loop, ltap_now());
 	ctx->in_loop = 0;
 	ctx->L = main_L;
 	lua_pop(L, 1);

@@ -3,6 +3,7 @@
 #include "ctx.h"
 
 #include "catalog.h"
+#include "guardian.h"
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
@@ -44,6 +45,22 @@ void ltap_ctx_push_slots(lua_State *L, struct ltap_ctx *ctx)
 	ltap_event_push_slots(L, ctx);
 }
 
+/* os.exit([CODE]): ends the run at once, as Lua's does, but through ltap's
+ * end: no handler or hook runs after it (finish hooks neither: exit() is the
+ * end with them), the kernel is cleaned, ltap exits with CODE (true: 0,
+ * false: 1). */
+static int ctx_os_exit(lua_State *L)
+{
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+
+	if (lua_isboolean(L, 1))
+		ctx->exit_code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+	else
+		ctx->exit_code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+	ltap_call_end(ctx, L, LTAP_END_EXIT);
+	return luaL_error(L, "os.exit");
+}
+
 struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 {
 	struct ltap_ctx *ctx = calloc(1, sizeof *ctx);
@@ -54,6 +71,17 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->opt = *opt;
 	ctx->probes_tail = &ctx->probes;
 	ctx->child.gate_fd = ctx->child.err_fd = -1;
+	if (!opt->input) {
+		/* first, while the process is small: the fork copies little */
+		int e = ltap_guardian_start();
+		if (e) {
+			ltap_err("guardian: cannot start the process that undoes ltap's kernel changes if it is killed: %s",
+				 strerror(-e));
+			free(ctx);
+			return NULL;
+		}
+		ltap_guardian_reap_stale();
+	}
 	ctx->proc = ltap_proc_new();
 	if (ctx->proc && opt->input) {
 		if (ltap_session_replay_open(ctx)) {
@@ -64,7 +92,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 		ctx->cat = ltap_catalog_open();
 	}
 	ctx->syms = ltap_symbols_new();
-	ctx->L = L = luaL_newstate();
+	ctx->L = L = ltap_memory_state(ctx);
 	if (!ctx->proc || !ctx->cat || !ctx->syms || !L) {
 		ltap_ctx_free(ctx);
 		return NULL;
@@ -72,6 +100,10 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	luaL_openlibs(L);
 	lua_pushlightuserdata(L, ctx);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.ctx");
+	lua_getglobal(L, "os");
+	lua_pushcfunction(L, ctx_os_exit);
+	lua_setfield(L, -2, "exit");
+	lua_pop(L, 1);
 	lua_newtable(L);
 	lua_pushboolean(L, !opt->input);
 	lua_setfield(L, -2, "live");
@@ -216,6 +248,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
+	if (!ctx->replay && !ctx->text_mode)
+		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
 	if (ctx->replay || ctx->text_mode) {
 		if (ctx->counters) {
 			ltap_err("replay: counters count a live run, not a saved trace");
@@ -226,7 +260,6 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ctx->running = 1;
 		return 0;
 	}
-	ltap_instance_reap_stale();
 	/* a script of timers and hooks only needs no kernel tracing at all */
 	if (ctx->nprobes) {
 		ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
@@ -279,7 +312,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	return 0;
 }
 
-static void ctx_report_lost(struct ltap_ctx *ctx)
+static void ctx_report_lost(struct ltap_ctx *ctx, uint64_t skipped)
 {
 	struct ltap_stream **ss;
 	int n = ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0;
@@ -308,6 +341,18 @@ static void ctx_report_lost(struct ltap_ctx *ctx)
 	if (total)
 		ltap_warn("lost %llu events (%s): the ring was full; try a larger -b",
 			  (unsigned long long)total, per);
+	if (skipped) {
+		/* counted as lost (ltap.lost()), once the kernel's own are known */
+		for (int pass = 0; pass < 2; pass++) {
+			n = pass == 0 ? (ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0)
+				      : (ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0);
+			for (int i = 0; i < n; i++)
+				ss[i]->lost += ss[i]->skipped;
+		}
+		ltap_warn("lost %llu events: the final drain stopped after %.1f s and left them undispatched; "
+			  "--max-drain DURATION sets another bound",
+			  (unsigned long long)skipped, (double)ctx->opt.max_drain / 1e9);
+	}
 }
 
 static void ctx_end_child(struct ltap_ctx *ctx)
@@ -333,7 +378,7 @@ static void ctx_end_child(struct ltap_ctx *ctx)
 
 int ltap_ctx_run(struct ltap_ctx *ctx)
 {
-	uint64_t t0 = ltap_now();
+	uint64_t t0 = ltap_now(), skipped = 0;
 	int code = 0;
 
 	if (ctx_attach(ctx)) {
@@ -367,16 +412,17 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 		if (ctx->sampler)
 			ltap_sampler_enable(ctx->sampler, 0);
 		if (!ctx->failed && ctx->sigints < 2)
-			ltap_loop_finish(ctx->loop, until);
+			skipped = ltap_loop_finish(ctx->loop, until);
 		if (ltap_session_record_finish(ctx))
 			ctx->failed = 1;
 	}
-	ctx_report_lost(ctx);
+	ctx_report_lost(ctx, skipped);
+	ltap_timers_report(ctx);
 	if (!ctx->failed && ctx->sigints < 2 && !ctx->quit)
 		ltap_run_hooks(ctx, "ltap.finish");
 	fflush(stdout);
 	if (ctx->sigints >= 2)
-		code = 130;
+		code = 128 + ctx->end_signal;
 	else if (ctx->failed || ctx->was_interrupted)
 		code = 1;
 	else if (ctx->exit_called)

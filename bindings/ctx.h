@@ -68,11 +68,28 @@ struct ltap_options {
 	int json;                /* --format json */
 	const char *input;       /* --input FILE: replay */
 	const char *record;      /* --record FILE */
+	uint64_t max_memory;     /* --max-memory: the Lua state's limit (0: the default) */
+	uint64_t max_drain;      /* --max-drain: the final drain's limit in ns */
 };
+
+/* The Lua state's memory (memory.c). */
+struct ltap_memory {
+	size_t used, limit;
+	const char *basis;       /* what the default limit is a share of; NULL for --max-memory */
+	int hit;                 /* the script went over: the run ends */
+	int reported;
+	int pending;             /* a refusal Lua may retry after its emergency GC */
+	const void *pend_ptr;
+	size_t pend_osize, pend_nsize;
+};
+
+/* Why the script's run ends from inside (ctx->ending). */
+enum { LTAP_END_NONE, LTAP_END_EXIT, LTAP_END_MEMORY };
 
 struct ltap_ctx {
 	lua_State *L;
 	struct ltap_options opt;
+	struct ltap_memory mem;
 	struct ltap_catalog *cat;
 	struct ltap_instance *inst;
 	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
@@ -107,9 +124,11 @@ struct ltap_ctx {
 	int in_loop;        /* the loop is dispatching: no nested dispatch */
 	int failed;         /* a script error ended the run */
 	int exit_called, exit_code;
+	int ending;         /* LTAP_END_*: os.exit() or the memory limit; no Lua runs again */
 
 	/* signal state, written by the SIGINT handler */
 	volatile int sigints;
+	volatile int end_signal; /* the last of SIGINT, SIGTERM, SIGQUIT, SIGHUP */
 	volatile uint64_t sig_time;
 	volatile unsigned sig_call_seq;
 	unsigned call_seq;
@@ -124,6 +143,7 @@ struct ltap_ctx {
 };
 
 #define LTAP_TIMER_DURATION (-1)
+#define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 struct ltap_ctx *ltap_ctx_get(lua_State *L);
 void ltap_ctx_push_slots(lua_State *L, struct ltap_ctx *ctx);
@@ -139,6 +159,9 @@ int ltap_ctx_run(struct ltap_ctx *ctx);
 
 /* call.c: every handler, timer and hook goes through here. */
 int ltap_call(struct ltap_ctx *ctx, int nargs, int nres);
+/* ends the run from inside a call (os.exit, the memory limit): the script
+ * raises at its next instruction, through any pcall, and runs no more */
+void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, int why);
 /* pushes the traceback message handler; returns its stack index */
 int ltap_push_msghandler(lua_State *L);
 void ltap_report_flush(struct ltap_ctx *ctx);
@@ -181,6 +204,8 @@ void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
 void ltap_open_timer(lua_State *L);
 int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
+/* warns of every() timers that missed ticks (the loop fell behind) */
+void ltap_timers_report(struct ltap_ctx *ctx);
 /* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
 int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
 /* counter.c */
@@ -226,6 +251,9 @@ void ltap_open_stack(lua_State *L);
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
+/* memory.c: the Lua state, its allocator with the limit, the limit's message */
+lua_State *ltap_memory_state(struct ltap_ctx *ctx);
+void ltap_memory_report(struct ltap_ctx *ctx);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -1,8 +1,12 @@
 /* timer.c: every(INTERVAL, FN) and after(DELAY, FN). Timers run on the trace
  * clock inside the loop's merge, so a report at T sees exactly the events
- * before T. */
+ * before T. On a live run intervals and delays are at least TIMER_MIN (a
+ * shorter one runs at TIMER_MIN, every() says so), and a periodic timer the
+ * loop fell behind runs once for the ticks it missed (loop.c), counted and
+ * reported at the end. */
 #include "ctx.h"
 
+#include "log.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -19,11 +23,15 @@ static int timer_duration(lua_State *L, int arg, uint64_t *ns)
 	return -EINVAL;
 }
 
+#define TIMER_MIN 1000000ull /* ns: 1 ms, the shortest interval of a live run */
+
 static uint64_t timer_interval(lua_State *L, int arg)
 {
 	uint64_t ns;
 	if (lua_type(L, arg) != LUA_TNUMBER)
 		luaL_checkstring(L, arg);
+	if (timer_duration(L, arg, &ns) == 0 && ns == 0 && lua_type(L, arg) == LUA_TNUMBER && lua_tonumber(L, arg) > 0)
+		return 1; /* a positive number of seconds below 1 ns */
 	if (timer_duration(L, arg, &ns) != 0 || ns == 0)
 		luaL_argerror(L, arg, lua_pushfstring(L, "bad duration '%s' (try \"5s\", \"250ms\")",
 						     luaL_tolstring(L, arg, NULL)));
@@ -46,6 +54,8 @@ static int timer_parse_duration(lua_State *L)
 	lua_pushinteger(L, (lua_Integer)ns);
 	return 1;
 }
+/* [fn, ns, periodic, "file:line:"] in ltap.timers */
+enum { TIMER_FN = 1, TIMER_NS, TIMER_PERIODIC, TIMER_WHERE };
 
 static int timer_add(lua_State *L, int periodic)
 {
@@ -54,16 +64,26 @@ static int timer_add(lua_State *L, int periodic)
 	int id;
 
 	luaL_checktype(L, 2, LUA_TFUNCTION);
+	luaL_where(L, 1);
+	if (!ctx->opt.input && ns < TIMER_MIN) {
+		if (periodic)
+			ltap_warn("timer: %severy(%llu ns) runs every 1 ms, the shortest interval of a live run",
+				  lua_tostring(L, -1), (unsigned long long)ns);
+		ns = TIMER_MIN;
+	}
 	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
 	id = ++ctx->ntimers;
-	lua_createtable(L, 3, 0);
+	lua_createtable(L, 4, 0);
 	lua_pushvalue(L, 2);
-	lua_rawseti(L, -2, 1);
+	lua_rawseti(L, -2, TIMER_FN);
 	lua_pushinteger(L, (lua_Integer)ns);
-	lua_rawseti(L, -2, 2);
+	lua_rawseti(L, -2, TIMER_NS);
 	lua_pushboolean(L, periodic);
-	lua_rawseti(L, -2, 3);
+	lua_rawseti(L, -2, TIMER_PERIODIC);
+	lua_pushvalue(L, -3);
+	lua_rawseti(L, -2, TIMER_WHERE);
 	lua_rawseti(L, -2, id);
+	lua_pop(L, 1); /* where */
 	lua_pop(L, 1);
 	/* declared while running: relative to now on the trace clock */
 	if (ctx->running && ltap_loop_timer(ctx->loop, id, ctx->trace_now + ns, periodic ? ns : 0))
@@ -146,9 +166,9 @@ int ltap_timers_attach(struct ltap_ctx *ctx)
 	for (int id = 1; id <= ctx->ntimers; id++) {
 		if (lua_rawgeti(L, -1, id) == LUA_TTABLE) {
 			uint64_t ns, periodic;
-			lua_rawgeti(L, -1, 2);
+			lua_rawgeti(L, -1, TIMER_NS);
 			ns = (uint64_t)lua_tointeger(L, -1);
-			lua_rawgeti(L, -2, 3);
+			lua_rawgeti(L, -2, TIMER_PERIODIC);
 			periodic = (uint64_t)lua_toboolean(L, -1);
 			lua_pop(L, 2);
 			if (ltap_loop_timer(ctx->loop, id, ctx->start_time + ns, periodic ? ns : 0))
@@ -180,10 +200,10 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 		lua_pop(L, 1);
 		return 0;
 	}
-	lua_rawgeti(L, -1, 3);
+	lua_rawgeti(L, -1, TIMER_PERIODIC);
 	periodic = lua_toboolean(L, -1);
 	lua_pop(L, 1);
-	lua_rawgeti(L, -1, 1);
+	lua_rawgeti(L, -1, TIMER_FN);
 	lua_remove(L, -2);
 	if (!periodic) {
 		lua_pushnil(L);
@@ -194,4 +214,27 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 		ltap_report_flush(ctx);
 	fflush(stdout);
 	return ctx->failed || ctx->exit_called;
+}
+
+void ltap_timers_report(struct ltap_ctx *ctx)
+{
+	lua_State *L = ctx->L;
+
+	if (!ctx->loop)
+		return;
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	for (int id = 1; id <= ctx->ntimers; id++) {
+		uint64_t missed = ltap_loop_timer_missed(ctx->loop, id);
+		if (!missed || lua_rawgeti(L, -1, id) != LUA_TTABLE) {
+			if (missed)
+				lua_pop(L, 1);
+			continue;
+		}
+		lua_rawgeti(L, -1, TIMER_WHERE);
+		lua_rawgeti(L, -2, TIMER_NS);
+		ltap_warn("timer: %severy(%.3f ms) missed %llu ticks: the loop was behind the clock, it ran once for them",
+			  lua_tostring(L, -2), (double)lua_tointeger(L, -1) / 1e6, (unsigned long long)missed);
+		lua_pop(L, 3);
+	}
+	lua_pop(L, 1);
 }

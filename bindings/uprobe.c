@@ -70,12 +70,9 @@ static const struct ltap_sdt *sdt_find(lua_State *L, struct ltap_elf *elf, const
 static struct ltap_uprobes *uprobe_set(lua_State *L, struct ltap_ctx *ctx)
 {
 	if (!ctx->uprobes) {
-		/* a killed ltap's probes go before new ones are made */
-		ltap_instance_reap_stale();
-		ltap_uprobes_reap_stale();
 		ctx->uprobes = ltap_uprobes_new();
 		if (!ctx->uprobes)
-			luaL_error(L, "out of memory");
+			luaL_error(L, "uprobe: cannot make the probe group: %s", strerror(errno));
 	}
 	return ctx->uprobes;
 }

@@ -1,6 +1,7 @@
 /* instance.c: life cycle of the ltap-owned tracefs instance. */
 #include "instance.h"
 
+#include "guardian.h"
 #include "log.h"
 #include "ringpage.h"
 #include "tracefs_dir.h"
@@ -40,6 +41,22 @@ int ltap_instance_owner_alive(pid_t pid)
 	return strncmp(comm, "ltap", 4) == 0;
 }
 
+int ltap_instance_remove(const char *name)
+{
+	char rel[300], path[4200];
+	const char *dir = ltap_tracefs_dir();
+
+	if (!dir)
+		return -ENOENT;
+	/* rmdir alone clears the events too; tracing off first stops the cost at once */
+	snprintf(rel, sizeof rel, "instances/%s/tracing_on", name);
+	ltap_tracefs_write(rel, "0", 0);
+	snprintf(rel, sizeof rel, "instances/%s/events/enable", name);
+	ltap_tracefs_write(rel, "0", 0);
+	snprintf(path, sizeof path, "%s/instances/%s", dir, name);
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
 /* Walks instances/ itself: tracefs_instances() of libtracefs 1.6 leaks its regex. */
 int ltap_instance_reap_stale(void)
 {
@@ -47,7 +64,7 @@ int ltap_instance_reap_stale(void)
 	const char *dir = ltap_tracefs_dir();
 	struct dirent *de;
 	DIR *d;
-	int removed = 0;
+	int removed = 0, e;
 
 	if (!dir)
 		return 0;
@@ -57,7 +74,6 @@ int ltap_instance_reap_stale(void)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
 		const char *num = de->d_name + strlen(INSTANCE_PREFIX);
-		struct tracefs_instance *ti;
 		pid_t pid;
 
 		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0 || !*num ||
@@ -66,18 +82,13 @@ int ltap_instance_reap_stale(void)
 		pid = (pid_t)atol(num);
 		if (pid == getpid() || ltap_instance_owner_alive(pid))
 			continue;
-		ti = tracefs_instance_alloc(NULL, de->d_name);
-		if (!ti)
-			continue;
-		tracefs_trace_off(ti);
-		tracefs_event_disable(ti, NULL, NULL);
-		if (tracefs_instance_destroy(ti) == 0) {
+		e = ltap_instance_remove(de->d_name);
+		if (e == 0) {
 			ltap_info("instance: removed stale instance %s (its ltap is gone)", de->d_name);
 			removed++;
-		} else {
-			ltap_warn("instance: cannot remove stale instance %s: %s", de->d_name, strerror(errno));
+		} else if (e != -ENOENT) {
+			ltap_warn("instance: cannot remove stale instance %s: %s", de->d_name, strerror(-e));
 		}
-		tracefs_instance_free(ti);
 	}
 	closedir(d);
 	return removed;
@@ -97,6 +108,7 @@ struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent)
 {
 	struct ltap_instance *inst;
 	char val[32];
+	int e;
 
 	if (!ltap_tracefs_dir())
 		return NULL;
@@ -104,12 +116,19 @@ struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent)
 	if (!inst)
 		return NULL;
 	snprintf(inst->name, sizeof inst->name, INSTANCE_PREFIX "%d", (int)getpid());
+	/* listed before it exists: a SIGKILL right after the mkdir still undoes it */
+	if ((e = ltap_guardian_add(LTAP_GUARD_INSTANCE, inst->name)) != 0) {
+		free(inst);
+		errno = -e;
+		return NULL;
+	}
 	errno = 0;
 	inst->ti = tracefs_instance_create(inst->name);
 	if (!inst->ti) {
-		int e = errno ? errno : EPERM;
+		e = errno ? errno : EPERM;
 		ltap_err("instance: cannot create tracefs instance %s: %s%s", inst->name, strerror(e),
 			 e == EACCES || e == EPERM ? " (run ltap as root)" : "");
+		ltap_guardian_forget(LTAP_GUARD_INSTANCE, inst->name);
 		free(inst);
 		errno = e;
 		return NULL;
@@ -142,6 +161,8 @@ void ltap_instance_close(struct ltap_instance *inst)
 		tracefs_event_disable(inst->ti, NULL, NULL);
 		if (tracefs_instance_destroy(inst->ti) < 0)
 			ltap_err("instance: cannot remove %s: %s", inst->name, strerror(errno));
+		else
+			ltap_guardian_forget(LTAP_GUARD_INSTANCE, inst->name);
 		tracefs_instance_free(inst->ti);
 	}
 	free(inst);

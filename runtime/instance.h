@@ -13,6 +13,9 @@ struct ltap_instance;
 /* Removes ltap instances whose owning process no longer runs. Returns the
  * number removed. */
 int ltap_instance_reap_stale(void);
+/* Turns tracing and events off in instance `name` and removes it; what the
+ * guardian and the stale reaper do. 0 or -errno (-EBUSY: a file is open). */
+int ltap_instance_remove(const char *name);
 /* Whether pid is a running ltap (a reused pid of another program is not). */
 int ltap_instance_owner_alive(pid_t pid);
 

@@ -30,6 +30,7 @@ struct loop_timer {
 	int id;
 	int active;
 	uint64_t due, period;
+	uint64_t missed; /* ticks skipped because the loop was behind the clock */
 };
 
 struct ltap_loop {
@@ -42,6 +43,9 @@ struct ltap_loop {
 	int ordered;
 	uint64_t (*now)(void *ud);
 	void *now_ud;
+	int realtime;       /* timers on the real clock: missed ticks are skipped */
+	uint64_t max_drain; /* ns the final drain may take */
+	int draining;       /* in ltap_loop_finish or ltap_loop_drain */
 	volatile int stopping;
 	int halted;
 };
@@ -75,6 +79,7 @@ struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks)
 	loop->hooks = *hooks;
 	loop->ordered = 1;
 	loop->now = loop_clock;
+	loop->max_drain = UINT64_MAX;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	loop->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	loop->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -122,13 +127,13 @@ int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t per
 {
 	for (int i = 0; i < loop->ntimers; i++) {
 		if (!loop->timers[i].active) {
-			loop->timers[i] = (struct loop_timer){id, 1, first, period};
+			loop->timers[i] = (struct loop_timer){id, 1, first, period, 0};
 			return 0;
 		}
 	}
 	if (loop->ntimers == MAX_TIMERS)
 		return -ENOSPC;
-	loop->timers[loop->ntimers++] = (struct loop_timer){id, 1, first, period};
+	loop->timers[loop->ntimers++] = (struct loop_timer){id, 1, first, period, 0};
 	return 0;
 }
 
@@ -139,9 +144,23 @@ void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 			loop->timers[i].active = 0;
 }
 
+uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id)
+{
+	for (int i = 0; i < loop->ntimers; i++)
+		if (loop->timers[i].id == id)
+			return loop->timers[i].missed;
+	return 0;
+}
+
 void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered)
 {
 	loop->ordered = ordered;
+}
+
+void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain)
+{
+	loop->realtime = 1;
+	loop->max_drain = max_drain;
 }
 
 void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void *ud)
@@ -206,9 +225,10 @@ static int loop_fill_all(struct ltap_loop *loop)
 	return err;
 }
 
-/* Dispatches events up to ev_wm and timers up to tm_wm, in time order;
- * with tm_wm UINT64_MAX, the timers before the last event held. */
-static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm)
+/* Dispatches events up to ev_wm and timers up to tm_wm, in time order (with
+ * tm_wm UINT64_MAX, the timers before the last event held), until the clock
+ * passes deadline. Returns 1 when it stopped for the deadline. */
+static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm, uint64_t deadline)
 {
 	struct ltap_stream **ss = loop->streams;
 	int n = loop->nstreams;
@@ -218,6 +238,12 @@ static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm
 		struct loop_timer *t;
 		uint64_t ts;
 
+		if (deadline != UINT64_MAX && ltap_now() > deadline)
+			return 1;
+		/* a live run that ends leaves the rest of the batch to the
+		 * final drain, which has a time bound */
+		if (loop->stopping && loop->realtime && !loop->draining)
+			return 0;
 		if (loop->ordered) {
 			for (int i = 0; i < n; i++)
 				if (ss[i]->has && (!best || ss[i]->cur.ts < best->cur.ts))
@@ -232,6 +258,16 @@ static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm
 			break; /* replay: no event left, and timers wait for the end time */
 		t = loop_next_timer(loop);
 		if (t && t->due <= tm_wm && t->due <= ts) {
+			uint64_t bound = tm_wm != UINT64_MAX ? tm_wm : ts;
+			if (loop->realtime && t->period && t->due + t->period <= bound) {
+				/* more than a period behind the clock (a slow handler,
+				 * a tiny interval): only the last tick due runs, after
+				 * the events before it, as a timerfd counts overruns */
+				uint64_t k = (bound - t->due) / t->period;
+				t->due += k * t->period;
+				t->missed += k;
+				continue;
+			}
 			if (loop_fire(loop, t))
 				loop->halted = 1;
 			continue;
@@ -248,6 +284,7 @@ static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm
 		if (!best->has)
 			best->ops->fill(best);
 	}
+	return 0;
 }
 
 static void loop_arm(struct ltap_loop *loop, uint64_t now)
@@ -302,11 +339,53 @@ int ltap_loop_run(struct ltap_loop *loop)
 		t0 = loop->now(loop->now_ud);
 		if (loop_fill_all(loop))
 			return -EIO;
-		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK);
+		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK, UINT64_MAX);
 		if (loop->hooks.batch)
 			loop->hooks.batch(loop->hooks.ud);
 	}
 	return 0;
+}
+
+/* What the rings still hold once the drain ran out of time: read to the end
+ * (tracing is off, so it ends) and counted, not dispatched. */
+static uint64_t loop_skip_rest(struct ltap_loop *loop)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < loop->nstreams && !loop->halted; i++) {
+		struct ltap_stream *s = loop->streams[i];
+		s->ops->fill(s);
+		while (s->has && !loop->halted) {
+			s->skipped++;
+			total++;
+			s->ops->advance(s);
+			if (!s->has)
+				s->ops->fill(s);
+		}
+	}
+	return total;
+}
+
+/* Dispatches what the rings hold, and the timers up to until; 1 when it
+ * stopped at the deadline. */
+static int loop_drain(struct ltap_loop *loop, uint64_t until, uint64_t deadline)
+{
+	int cut = 0;
+
+	loop->draining = 1;
+	for (int round = 0; round < 1000000 && !loop->halted && !cut; round++) {
+		int any = 0;
+		loop_fill_all(loop);
+		for (int i = 0; i < loop->nstreams; i++)
+			any |= loop->streams[i]->has;
+		if (!any)
+			break;
+		cut = loop_dispatch(loop, UINT64_MAX, UINT64_MAX, deadline);
+	}
+	if (!cut)
+		cut = loop_dispatch(loop, UINT64_MAX, until, deadline);
+	loop->draining = 0;
+	return cut;
 }
 
 /* The end of a run. Every event the rings still hold is dispatched, and a
@@ -315,22 +394,22 @@ int ltap_loop_run(struct ltap_loop *loop)
  * from a mark written after the run's last event, so it cannot hold back a
  * timer that falls before an event; the live run follows the same rule, and
  * so a replay prints what the live run printed (tests/unit/test_loop.c). */
-void ltap_loop_finish(struct ltap_loop *loop, uint64_t until)
+uint64_t ltap_loop_finish(struct ltap_loop *loop, uint64_t until)
 {
+	uint64_t deadline = loop->max_drain == UINT64_MAX ? UINT64_MAX : ltap_now() + loop->max_drain;
+
 	/* tracing is off: the rings only shrink, so this ends */
-	for (int round = 0; round < 1000000 && !loop->halted; round++) {
-		int any = 0;
-		loop_fill_all(loop);
-		for (int i = 0; i < loop->nstreams; i++)
-			any |= loop->streams[i]->has;
-		if (!any)
-			break;
-		loop_dispatch(loop, UINT64_MAX, UINT64_MAX);
-	}
-	loop_dispatch(loop, UINT64_MAX, until);
+	if (loop->max_drain == 0 || loop_drain(loop, until, deadline))
+		return loop_skip_rest(loop);
+	return 0;
+}
+
+void ltap_loop_drain(struct ltap_loop *loop, uint64_t until)
+{
+	loop_drain(loop, until, UINT64_MAX);
 }
 
 void ltap_loop_replay(struct ltap_loop *loop)
 {
-	loop_dispatch(loop, UINT64_MAX, UINT64_MAX);
+	loop_dispatch(loop, UINT64_MAX, UINT64_MAX, UINT64_MAX);
 }

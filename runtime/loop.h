@@ -35,11 +35,19 @@ int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s);
 /* A timer first due at trace time `first`, then every `period` ns (0: once). */
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period);
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id);
+/* Ticks of timer id skipped so far (see ltap_loop_set_realtime). */
+uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id);
 /* Dispatch per CPU as read, without the merge (faster, out of order). */
 void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered);
 /* The clock a live run's drains read (ltap_now unless set): the unit tests
  * run the loop on a fake one. Read once per batch, never per event. */
 void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void *ud);
+/* A live run: the trace clock is the real one. A periodic timer more than
+ * a period behind it runs once for the ticks it missed (counted, as timerfd
+ * overruns), so a slow handler or a tiny interval never piles up runs; the
+ * final drain stops after max_drain ns (0: no drain) and counts the rest in
+ * each stream's `skipped`. */
+void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain);
 
 /* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
 int ltap_loop_run(struct ltap_loop *loop);
@@ -55,7 +63,11 @@ void ltap_loop_wake(struct ltap_loop *loop);
 void ltap_loop_halt(struct ltap_loop *loop);
 /* The final drain: reads what the rings still hold and dispatches all of it
  * with the timers that fall before its last event, then the timers due up to
- * `until`: the rule a replay keeps too. Tracing must already be off. */
-void ltap_loop_finish(struct ltap_loop *loop, uint64_t until);
+ * `until`: the rule a replay keeps too. Tracing must already be off. Returns
+ * how many events it skipped for want of time (ltap_loop_set_realtime). */
+uint64_t ltap_loop_finish(struct ltap_loop *loop, uint64_t until);
+/* Dispatches now what the rings hold, tracing on, with no time bound
+ * (ltap.drain() between the runs of a begin hook). */
+void ltap_loop_drain(struct ltap_loop *loop, uint64_t until);
 
 #endif

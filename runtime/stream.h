@@ -34,6 +34,7 @@ struct ltap_stream {
 	int has;         /* cur holds a record not dispatched yet */
 	struct ltap_rec cur;
 	uint64_t lost;   /* events the kernel dropped before reaching us */
+	uint64_t skipped; /* read but never dispatched: the final drain ran out of time */
 };
 
 #endif

@@ -1,6 +1,7 @@
 /* uprobe.c: writing and removing ltap's lines in uprobe_events. */
 #include "uprobe.h"
 
+#include "guardian.h"
 #include "instance.h"
 #include "log.h"
 #include "tracefs_dir.h"
@@ -36,8 +37,17 @@ int ltap_kprobes_supported(void)
 struct ltap_uprobes *ltap_uprobes_new(void)
 {
 	struct ltap_uprobes *u = calloc(1, sizeof *u);
-	if (u)
-		snprintf(u->group, sizeof u->group, GROUP_PREFIX "%d", (int)getpid());
+	int e;
+
+	if (!u)
+		return NULL;
+	snprintf(u->group, sizeof u->group, GROUP_PREFIX "%d", (int)getpid());
+	/* listed before the first probe is written: a SIGKILL then still removes it */
+	if ((e = ltap_guardian_add(LTAP_GUARD_PROBES, u->group)) != 0) {
+		free(u);
+		errno = -e;
+		return NULL;
+	}
 	return u;
 }
 
@@ -55,14 +65,21 @@ static int uprobe_remove(const char *group, const char *name, int kprobe)
 
 void ltap_uprobes_free(struct ltap_uprobes *u)
 {
+	int left = 0;
+
 	if (!u)
 		return;
 	for (int i = 0; i < u->n; i++) {
 		int e = uprobe_remove(u->group, u->names[i], u->is_kprobe[i]);
-		if (e && e != -ENOENT)
+		if (e && e != -ENOENT) {
 			ltap_warn("uprobe: cannot remove %s/%s: %s", u->group, u->names[i], strerror(-e));
+			left++;
+		}
 		free(u->names[i]);
 	}
+	/* what could not go now, the guardian retries once ltap is gone */
+	if (!left)
+		ltap_guardian_forget(LTAP_GUARD_PROBES, u->group);
 	free(u->names);
 	free(u->is_kprobe);
 	free(u);
@@ -138,7 +155,9 @@ int ltap_uprobes_add(struct ltap_uprobes *u, int ret, const char *base, const ch
 	return 0;
 }
 
-static int uprobes_reap_file(int kprobe)
+/* Removes the lines of one file whose group is `group`, or with group NULL
+ * of every ltap group whose ltap no longer runs. Returns how many. */
+static int uprobes_remove_lines(int kprobe, const char *group)
 {
 	char *defs = ltap_tracefs_read(probe_file(kprobe), NULL);
 	int removed = 0;
@@ -147,17 +166,18 @@ static int uprobes_reap_file(int kprobe)
 		return 0;
 	/* lines are "p:ltap_123/p_f_1 /path:0x..." */
 	for (char *l = strtok(defs, "\n"); l; l = strtok(NULL, "\n")) {
-		char group[64], event[128];
+		char g[64], event[128];
 		int pid;
 
-		if (sscanf(l, "%*c:%63[^/]/%127s", group, event) != 2 ||
-		    strncmp(group, GROUP_PREFIX, strlen(GROUP_PREFIX)) != 0 ||
-		    sscanf(group + strlen(GROUP_PREFIX), "%d", &pid) != 1)
+		if (sscanf(l, "%*c:%63[^/]/%127s", g, event) != 2 ||
+		    strncmp(g, GROUP_PREFIX, strlen(GROUP_PREFIX)) != 0 ||
+		    sscanf(g + strlen(GROUP_PREFIX), "%d", &pid) != 1)
 			continue;
-		if (pid == getpid() || ltap_instance_owner_alive(pid))
+		if (group ? strcmp(g, group) != 0 : pid == getpid() || ltap_instance_owner_alive(pid))
 			continue;
-		if (uprobe_remove(group, event, kprobe) == 0) {
-			ltap_info("uprobe: removed stale probe %s/%s (its ltap is gone)", group, event);
+		if (uprobe_remove(g, event, kprobe) == 0) {
+			if (!group)
+				ltap_info("uprobe: removed stale probe %s/%s (its ltap is gone)", g, event);
 			removed++;
 		}
 	}
@@ -167,5 +187,10 @@ static int uprobes_reap_file(int kprobe)
 
 int ltap_uprobes_reap_stale(void)
 {
-	return uprobes_reap_file(0) + uprobes_reap_file(1);
+	return uprobes_remove_lines(0, NULL) + uprobes_remove_lines(1, NULL);
+}
+
+int ltap_uprobes_remove_group(const char *group)
+{
+	return uprobes_remove_lines(0, group) + uprobes_remove_lines(1, group);
 }

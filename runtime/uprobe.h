@@ -17,6 +17,8 @@ struct ltap_uprobes *ltap_uprobes_new(void);
 void ltap_uprobes_free(struct ltap_uprobes *u);
 /* Removes the probes of ltap groups whose ltap no longer runs. */
 int ltap_uprobes_reap_stale(void);
+/* Removes every probe of one group, in both files; returns how many. */
+int ltap_uprobes_remove_group(const char *group);
 
 /* Adds "p:GROUP/NAME PATH:0xOFF[(0xREF)] ARGS" (ret: "r:") to uprobe_events,
  * or with path NULL "p:GROUP/NAME SYMBOL ARGS" to kprobe_events (symbol in

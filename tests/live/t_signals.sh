@@ -40,3 +40,19 @@ kill -INT $l
 wait_for $WORK/err "^finish looping$"
 kill -INT $l; set +e; wait $l; rc=$?; set -e
 expect_eq "second SIGINT exit code" 130 $rc
+
+# SIGTERM, SIGQUIT and SIGHUP end a run as SIGINT does, and are named: a
+# runaway handler says which signal stopped it; a second one exits 128 + it
+for sig in TERM QUIT HUP; do
+  rm -f $WORK/err
+  "$LTAP" -v -c "$PROGS/getppid_loop 10 300" $WORK/loop.lua > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+  wait_for $WORK/err "attached in"
+  sleep 0.5; kill -$sig $l; set +e; wait $l; rc=$?; set -e
+  expect_eq "SIG$sig: runaway handler exit code, finish ran" "1 finish ran" "$rc $(cat $WORK/out)"
+  expect_grep "SIG$sig named" "interrupted by SIG$sig: the handler did not return" $WORK/err
+done
+rm -f $WORK/err
+"$LTAP" -v $WORK/slowend.lua > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+wait_for $WORK/err "attached in"
+kill -TERM $l; sleep 0.3; kill -QUIT $l; set +e; wait $l; rc=$?; set -e
+expect_eq "SIGTERM then SIGQUIT exit code" 131 $rc

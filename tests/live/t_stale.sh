@@ -1,11 +1,37 @@
-# Instances of an ltap that was SIGKILLed are removed at the next start.
-mkdir $T/instances/ltap-999999999
-"$LTAP" -v -e 'probe("sched:sched_switch", function() end)' > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
-wait_attached $WORK/err
-[ ! -d $T/instances/ltap-999999999 ] || fail "stale instance not removed"
-[ -d $T/instances/ltap-$l ] || fail "running ltap has no instance"
-kill -KILL $l; wait $l || true
-[ -d $T/instances/ltap-$l ] || fail "expected the killed ltap's instance to remain"
+# What a dead ltap left without a guardian (an older ltap; a guardian killed
+# with it) is removed by the next start of any run, and by `ltap list`:
+# instances "ltap-<pid>" and uprobe groups "ltap_<pid>" whose pid is no
+# running ltap. Those of a running ltap stay. The leftovers are made by hand,
+# under a pid above pid_max, which no process can have.
+P=$PROGS/uprobe_target
+dead=999999999
+# never enabled, so any offset inside the file will do for the kernel
+off=0x100
+leave_stale() {
+  mkdir $T/instances/ltap-$dead
+  echo "p:ltap_$dead/p_f_1 $P:$off" >> $T/uprobe_events
+  [ -d $T/instances/ltap-$dead ] && grep -q "ltap_$dead/p_f_1" $T/uprobe_events || fail "could not make the stale leftovers"
+}
+
+# a run without probes of its own, and of a running ltap's: only the dead one's go
+"$LTAP" -v -e "probe('u:$P:f', function() end)" > $WORK/out 2> $WORK/err.live & live=$!; STARTED+=($live)
+wait_for $WORK/err.live "attached in"
+leave_stale
 run_ltap $WORK/out $WORK/err -d 10ms -e ''
-[ ! -d $T/instances/ltap-$l ] || fail "killed ltap's instance not removed at next start"
-expect_grep "removal said" "removed stale instance ltap-$l" $WORK/err
+expect_eq "exit" 0 "$RC"
+[ ! -d $T/instances/ltap-$dead ] || fail "stale instance not removed at the next start"
+grep -q "ltap_$dead/" $T/uprobe_events && fail "stale uprobe not removed by a run without u: probes"
+expect_grep "instance removal said" "removed stale instance ltap-$dead" $WORK/err
+expect_grep "probe removal said" "removed stale probe ltap_$dead/p_f_1" $WORK/err
+[ -d $T/instances/ltap-$live ] || fail "the running ltap's instance was removed"
+grep -q "ltap_$live/" $T/uprobe_events || fail "the running ltap's uprobe was removed"
+echo "ok: the running ltap's instance and uprobe stay"
+kill -INT $live; wait $live
+
+# ltap list
+leave_stale
+run_ltap $WORK/out $WORK/err list 'sched:sched_switch'
+expect_eq "list exit" 0 "$RC"
+[ ! -d $T/instances/ltap-$dead ] || fail "stale instance not removed by ltap list"
+grep -q "ltap_$dead/" $T/uprobe_events && fail "stale uprobe not removed by ltap list"
+expect_grep "list removal said" "removed stale probe ltap_$dead/p_f_1" $WORK/err

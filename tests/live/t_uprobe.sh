@@ -140,12 +140,3 @@ else
   expect_grep "no kprobes" "kprobe: this kernel has no kprobes" $WORK/err
   echo "skip: kprobe probes: this kernel has no kprobe_events"
 fi
-
-# SIGKILL leaves a probe behind; the next start removes it
-"$LTAP" -e "probe('u:$P:f', function() end)" > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
-wait_for $T/uprobe_events "ltap_$l/"
-kill -KILL $l; wait $l || true
-grep -q "ltap_$l/" $T/uprobe_events || fail "expected the killed ltap's uprobe to remain"
-run_ltap $WORK/out $WORK/err -d 10ms -e "probe('u:$P:f', function() end)"
-grep -q "ltap_$l/" $T/uprobe_events && fail "killed ltap's uprobe not removed at the next start"
-expect_grep "removal said" "removed stale probe ltap_$l/" $WORK/err

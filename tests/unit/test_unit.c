@@ -1,6 +1,7 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
  * the task cache, the ring-buffer page walker, ELF and JIT symbols. */
 #include "catalog.h"
+#include "check.h"
 #include "log.h"
 #include "parse.h"
 #include "perfmap.h"

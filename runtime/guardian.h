@@ -1,0 +1,48 @@
+/* guardian.h: what ltap changed outside itself is undone however ltap ends.
+ *
+ * ltap forks a guardian before it changes anything: a small process that
+ * holds only the names of what to undo and sleeps in poll() on ltap's pidfd
+ * and a socket from ltap. Before ltap makes a thing it adds its name; once
+ * it has undone the thing itself it forgets it. When ltap is gone (SIGKILL,
+ * the OOM killer, a crash) the guardian undoes what is still listed, in the
+ * order of the kinds below, and exits; after a normal end the list is empty
+ * and it just exits. It lives in a process group of its own with every
+ * signal blocked, so ^C, ^\ or a SIGKILL sent to ltap's job do not reach it.
+ *
+ * Process-wide by nature (it guards this process), so the calls take no
+ * object. In a process forked from ltap they do nothing. */
+#ifndef LTAP_GUARDIAN_H
+#define LTAP_GUARDIAN_H
+
+/* What a name stands for, and how it is undone; undone in this order. */
+enum ltap_guard_kind {
+	LTAP_GUARD_PGRP,     /* a process group id ("1234"): SIGKILL to the group */
+	LTAP_GUARD_CGROUP,   /* a cgroup directory (absolute path): its processes
+			      * killed (cgroup.kill, or SIGKILL to each of
+			      * cgroup.procs), then the directory removed */
+	LTAP_GUARD_INSTANCE, /* a tracefs instance ("ltap-1234"): tracing and
+			      * events off, then removed */
+	LTAP_GUARD_PROBES,   /* a dynamic event group ("ltap_1234"): its lines in
+			      * uprobe_events and kprobe_events removed */
+	LTAP_GUARD_NKINDS
+};
+
+#define LTAP_GUARD_NAME_MAX 1024
+
+/* Forks the guardian (once; later calls return 0). 0 or -errno. */
+int ltap_guardian_start(void);
+/* Lists a thing to undo, before it is made; starts the guardian if need be.
+ * Once this returns the name is in the guardian's socket: a SIGKILL on the
+ * next instruction still gets it undone. 0 or -errno, said on stderr. */
+int ltap_guardian_add(enum ltap_guard_kind kind, const char *name);
+/* ltap undid the thing itself: the guardian leaves it alone. 0 or -errno. */
+int ltap_guardian_forget(enum ltap_guard_kind kind, const char *name);
+/* The guardian's pid, 0 when there is none (tests). */
+int ltap_guardian_pid(void);
+
+/* Removes what ltaps that are gone left behind without a guardian (an older
+ * ltap, a guardian killed with its ltap): instances "ltap-<pid>" and dynamic
+ * event groups "ltap_<pid>" whose pid is not a running ltap. */
+void ltap_guardian_reap_stale(void);
+
+#endif

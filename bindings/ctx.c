@@ -3,6 +3,7 @@
 #include "ctx.h"
 
 #include "catalog.h"
+#include "cgroup.h"
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
@@ -54,6 +55,15 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->opt = *opt;
 	ctx->probes_tail = &ctx->probes;
 	ctx->child.gate_fd = ctx->child.err_fd = -1;
+	ltap_gate_init(&ctx->gate);
+	if (opt->command) {
+		const char *why;
+		if (ltap_cmd_parse(opt->command, &ctx->command, &why)) {
+			ltap_err("-c: bad command '%s': %s", opt->command, why);
+			free(ctx);
+			return NULL;
+		}
+	}
 	ctx->proc = ltap_proc_new();
 	if (ctx->proc && opt->input) {
 		if (ltap_session_replay_open(ctx)) {
@@ -81,6 +91,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	lua_setfield(L, -2, "format");
 	lua_setglobal(L, "ltap");
 	ltap_open_embedded(L);
+	ltap_open_options(L);
 	ltap_open_probe(L);
 	ltap_open_timer(L);
 	ltap_open_stats(L);
@@ -121,6 +132,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_catalog_close(ctx->cat);
 	ltap_session_close(ctx); /* after the catalog: it borrows the trace's formats */
 	ltap_proc_free(ctx->proc);
+	ltap_cmd_free(&ctx->command);
 	free(ctx);
 }
 
@@ -179,13 +191,16 @@ static int ctx_targets(struct ltap_ctx *ctx)
 		if (e)
 			return -1;
 	}
-	if (ctx->opt.command) {
-		e = ltap_target_spawn(ctx->opt.command, &ctx->child);
+	if (ctx->command.argv) {
+		e = ltap_target_spawn(&ctx->command, &ctx->child);
 		if (e) {
-			ltap_err("target: cannot start '%s': %s", ctx->opt.command, strerror(-e));
+			ltap_err("target: cannot start '%s': %s", ctx->command.text, strerror(-e));
 			return -1;
 		}
 		ctx->have_child = 1;
+		/* its events count from its exec, in order until then (gate.h) */
+		ltap_gate_hold(&ctx->gate, ctx->child.pid);
+		ltap_loop_set_ordered(ctx->loop, 1);
 		if (ctx->inst && ltap_instance_set_pids(ctx->inst, &ctx->child.pid, 1))
 			return -1;
 	}
@@ -227,6 +242,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		return 0;
 	}
 	ltap_instance_reap_stale();
+	ltap_cgroup_reap_stale();
 	/* a script of timers and hooks only needs no kernel tracing at all */
 	if (ctx->nprobes) {
 		ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
@@ -310,31 +326,33 @@ static void ctx_report_lost(struct ltap_ctx *ctx)
 			  (unsigned long long)total, per);
 }
 
+/* The command's exit status as ltap's own (a shell's 128 + N for a
+ * signal N), when it ended on its own before the run did; -1 otherwise. */
+static int ctx_command_status(struct ltap_ctx *ctx)
+{
+	int st = ctx->child.status;
+
+	if (!ctx->have_child || ctx->child.gate_fd >= 0 || !ltap_target_reap(&ctx->child))
+		return -1;
+	if (WIFEXITED(st))
+		ltap_info("command exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		ltap_info("command killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+/* Whatever the command left running (it may have ended itself; -d, SIGINT
+ * or exit() end the run first) ends with the run: its whole tree. */
 static void ctx_end_child(struct ltap_ctx *ctx)
 {
-	if (!ctx->have_child)
-		return;
-	if (ctx->child.gate_fd >= 0 || !ltap_target_reap(&ctx->child)) {
-		/* the run ended first (-d, SIGINT, exit()): the command goes with it */
-		if (!ctx->child.exited && ctx->child.gate_fd < 0) {
-			kill(ctx->child.pid, SIGTERM);
-			for (int i = 0; i < 100 && !ltap_target_reap(&ctx->child); i++)
-				usleep(10000);
-		}
-		ltap_target_abort(&ctx->child);
-		return;
-	}
-	if (WIFEXITED(ctx->child.status))
-		ltap_info("command exited with status %d", WEXITSTATUS(ctx->child.status));
-	else if (WIFSIGNALED(ctx->child.status))
-		ltap_info("command killed by signal %d (%s)", WTERMSIG(ctx->child.status),
-			  strsignal(WTERMSIG(ctx->child.status)));
+	if (ctx->have_child)
+		ltap_target_end(&ctx->child, ctx->sigints >= 2 ? 0 : 1000);
 }
 
 int ltap_ctx_run(struct ltap_ctx *ctx)
 {
 	uint64_t t0 = ltap_now();
-	int code = 0;
+	int code = 0, status = -1;
 
 	if (ctx_attach(ctx)) {
 		code = 1;
@@ -345,7 +363,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	if (ctx->have_child) {
 		int e = ltap_target_release(&ctx->child);
 		if (e) {
-			ltap_err("target: cannot run '%s': %s", ctx->opt.command, strerror(-e));
+			ltap_err("target: cannot run '%s': %s", ctx->command.argv[0], strerror(-e));
 			code = 127;
 			goto out;
 		}
@@ -368,19 +386,27 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 			ltap_sampler_enable(ctx->sampler, 0);
 		if (!ctx->failed && ctx->sigints < 2)
 			ltap_loop_finish(ctx->loop, until);
+		/* finish hooks run at the end of the run: ltap.now() is its end */
+		if (ctx->trace_now < until)
+			ctx->trace_now = until;
 		if (ltap_session_record_finish(ctx))
 			ctx->failed = 1;
 	}
+	status = ctx_command_status(ctx);
 	ctx_report_lost(ctx);
 	if (!ctx->failed && ctx->sigints < 2 && !ctx->quit)
 		ltap_run_hooks(ctx, "ltap.finish");
 	fflush(stdout);
+	/* a second signal, then the script's failure, then its exit(CODE), then
+	 * the status of a command that ended on its own (README: exit status) */
 	if (ctx->sigints >= 2)
 		code = 130;
 	else if (ctx->failed || ctx->was_interrupted)
 		code = 1;
-	else if (ctx->exit_called)
+	else if (ctx->exit_called && ctx->exit_code >= 0)
 		code = ctx->exit_code;
+	else if (status >= 0)
+		code = status;
 out:
 	ctx->running = 0;
 	ltap_counters_detach(ctx);

@@ -3,6 +3,8 @@
 #ifndef LTAP_CTX_H
 #define LTAP_CTX_H
 
+#include "command.h"
+#include "gate.h"
 #include "loop.h"
 #include "target.h"
 
@@ -45,7 +47,7 @@ struct ltap_evdesc {
 	struct tep_format_field *task_pid, *task_comm, *task_flags;
 };
 
-enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC };
+enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC, TASK_EXIT };
 
 /* What the event object (a reused Lua table, event.c) shows. */
 struct ltap_event_ud {
@@ -87,8 +89,10 @@ struct ltap_ctx {
 	struct ltap_sampler *sampler; /* perf rings: probes with stacks, profiles */
 	struct ltap_symbols *syms;    /* made on the first symbol lookup */
 	int nprofiles;
+	struct ltap_cmd command;      /* -c, ltap.options{command=}, ltap.set_command */
 	struct ltap_child child;
 	int have_child;
+	struct ltap_gate gate;        /* the commands' events from their exec (gate.h) */
 
 	struct ltap_evdesc **by_id;
 	int nids;
@@ -105,7 +109,7 @@ struct ltap_ctx {
 	int running;        /* in the run phase: timers are relative to trace_now */
 	int in_loop;        /* the loop is dispatching: no nested dispatch */
 	int failed;         /* a script error ended the run */
-	int exit_called, exit_code;
+	int exit_called, exit_code; /* exit_code -1: exit() without a code */
 
 	/* signal state, written by the SIGINT handler */
 	volatile int sigints;
@@ -220,6 +224,16 @@ void ltap_open_stack(lua_State *L);
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
+/* options.c: an options table's keys and value types against spec (ended
+ * by {NULL}); raises "what: unknown option 'x' (options: ...)" at the caller */
+struct ltap_optspec {
+	const char *name;
+	const char *types; /* "string", "boolean", "integer", "string|table", "any" */
+};
+void ltap_check_options(lua_State *L, int idx, const char *what, const struct ltap_optspec *spec);
+void ltap_open_options(lua_State *L);
+/* command.c: c from the string or argument vector at idx; raises "fname: ..." */
+void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -1,6 +1,7 @@
 /* src_replay.c: a trace.dat file as per-CPU streams, through libtracecmd. */
 #include "src_replay.h"
 
+#include "gate.h"
 #include "log.h"
 
 #include <errno.h>
@@ -38,9 +39,12 @@ struct ltap_replay {
 	struct replay_cpu *cpus;
 	struct ltap_stream **streams;
 	uint64_t start, end, first;
+	int command;                     /* the -c command's pid */
+	struct ltap_gate *gate;          /* where measure=PID marks go */
 };
 
-/* "ltap-record start=NS" / "end=NS" written by ltap --record */
+/* "ltap-record start=NS [command=PID]" / "end=NS" / "measure=PID" written
+ * by ltap --record */
 static void replay_mark(struct ltap_replay *r, struct tep_record *rec)
 {
 	unsigned long long v;
@@ -60,10 +64,16 @@ static void replay_mark(struct ltap_replay *r, struct tep_record *rec)
 	if (rec->size < r->print_buf->offset + (int)strlen(RECORD_MARK) ||
 	    strncmp(buf, RECORD_MARK, strlen(RECORD_MARK)) != 0)
 		return;
-	if (sscanf(buf + strlen(RECORD_MARK), "start=%llu", &v) == 1)
+	int pid, k = sscanf(buf + strlen(RECORD_MARK), "start=%llu command=%d", &v, &pid);
+	if (k >= 1) {
 		r->start = v;
-	else if (sscanf(buf + strlen(RECORD_MARK), "end=%llu", &v) == 1)
+		if (k == 2)
+			r->command = pid;
+	} else if (sscanf(buf + strlen(RECORD_MARK), "end=%llu", &v) == 1) {
 		r->end = v;
+	} else if (sscanf(buf + strlen(RECORD_MARK), "measure=%d", &pid) == 1 && r->gate) {
+		ltap_gate_hold(r->gate, pid);
+	}
 }
 
 static void replay_set(struct replay_cpu *c, struct tep_record *rec)
@@ -228,6 +238,16 @@ uint64_t ltap_replay_start(struct ltap_replay *r)
 uint64_t ltap_replay_end(struct ltap_replay *r)
 {
 	return r->end;
+}
+
+int ltap_replay_command(struct ltap_replay *r)
+{
+	return r->command;
+}
+
+void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g)
+{
+	r->gate = g;
 }
 
 const char *ltap_replay_comm(struct ltap_replay *r, int pid)

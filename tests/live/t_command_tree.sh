@@ -47,3 +47,12 @@ check_tree_gone "command ended" $WORK/p4
 run_ltap $WORK/out $WORK/err stat -e task-clock -- sh -c "$SPIN $WORK/p5 & while [ ! -s $WORK/p5 ]; do sleep 0.01; done"
 expect_eq "stat exit" 0 "$RC"
 check_tree_gone "ltap stat" $WORK/p5
+
+# ltap SIGKILLed: the tree outlives it in its cgroup; the next ltap ends it
+"$LTAP" -c "$SPIN $WORK/p6" -e "$NOP" > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
+wait_for $WORK/p6 .
+for p in $(cat $WORK/p6); do STARTED+=("$p"); done
+kill -KILL $l; set +e; wait $l; set -e
+run_ltap $WORK/out $WORK/err -v -d 10ms -e "$NOP"
+expect_grep "stale command ended" "ended the command of a dead ltap \(ltap-$l-" $WORK/err
+check_tree_gone "after a SIGKILLed ltap, at the next start" $WORK/p6

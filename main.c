@@ -14,15 +14,15 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: ltap [OPTIONS] SCRIPT.lua|NAME [ARGS...]   run a script or a bundled script\n"
+	"usage: ltap [OPTIONS] SCRIPT.lua|./FILE|NAME [ARGS...]  run a script file or a bundled script\n"
 	"       ltap [OPTIONS] -e 'CODE' [ARGS...]         run a one-liner\n"
 	"       ltap list [-v] [GLOB]                      list events ('kmem:*'), -v with fields\n"
 	"       ltap list [-v] 'usdt:PATH:*' | 'u:PATH:GLOB'  SDT markers (-v: arguments) or functions\n"
@@ -281,9 +281,12 @@ int main(int argc, char **argv)
 		case 'e': code = optarg; break;
 		case 'p': {
 			char *end;
-			long pid = strtol(optarg, &end, 10);
-			if (*end || pid <= 0) {
-				ltap_err("-p: bad pid '%s'", optarg);
+			long pid;
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			/* a pid_t is 32 bits: 4294967297 must not wrap to 1 */
+			if (*end || end == optarg || errno || pid <= 0 || pid > INT32_MAX) {
+				ltap_err("-p: bad pid '%s' (1 to %d)", optarg, INT32_MAX);
 				return 2;
 			}
 			opt.pid = (pid_t)pid;
@@ -346,11 +349,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!code) {
-		struct stat st;
 		if (optind >= argc)
 			return usage(stderr, 2);
 		name = argv[optind++];
-		if (stat(name, &st) == 0 || strchr(name, '/') || strstr(name, ".lua")) {
+		/* a script file is named as a path; a bare name is a bundled script,
+		 * never a file of the current directory (ltap runs as root) */
+		if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".lua") == 0)) {
 			if (!(src = ltap_file_read(name, LTAP_SCRIPT_MAX, &len))) {
 				ltap_err("cannot read script %s: %s", name, strerror(errno));
 				return 2;
@@ -360,7 +364,8 @@ int main(int argc, char **argv)
 		} else {
 			src = (char *)ltap_embedded_find(LTAP_EMBED_SCRIPT, name, &len, &owned);
 			if (!src) {
-				ltap_err("no script file or bundled script named '%s' (see: ltap scripts)", name);
+				ltap_err("no bundled script named '%s' (see: ltap scripts; a script file is "
+					 "named as a path: ltap ./%s)", name, name);
 				return 2;
 			}
 			snprintf(chunk, sizeof chunk, "@scripts/%s.lua", name);

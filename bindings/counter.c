@@ -112,6 +112,7 @@ static int counter_new(lua_State *L)
 	uint32_t type;
 	uint64_t config;
 
+	lua_settop(L, 2); /* the options, or nil, stay at 2 */
 	if (ctx->running)
 		return luaL_error(L, "counter: counters are declared when the script loads (or use ltap.measure)");
 	if (ltap_counter_resolve(name, &type, &config, err, sizeof err))
@@ -121,7 +122,10 @@ static int counter_new(lua_State *L)
 	snprintf(u->name, sizeof u->name, "%s", name);
 	u->type = type;
 	u->config = config;
-	if (lua_istable(L, 2)) {
+	if (!lua_isnoneornil(L, 2)) {
+		static const struct ltap_optspec opts[] = {{"system", "boolean"}, {NULL, NULL}};
+		luaL_checktype(L, 2, LUA_TTABLE);
+		ltap_check_options(L, 2, "counter", opts);
 		lua_getfield(L, 2, "system");
 		u->system = lua_toboolean(L, -1);
 		lua_pop(L, 1);
@@ -172,15 +176,18 @@ void ltap_counters_detach(struct ltap_ctx *ctx)
 }
 
 /* ltap.measure(CMD, {NAME...}) -> {elapsed = ns, status = exit code or
- * "signal N", counts = {NAME = value or false}}: runs CMD once, each counter
- * on it and its children from its first instruction (held at a start gate),
- * and waits for it. Blocks the loop: meant for begin hooks (ltap stat -r). */
+ * "signal N" (then signal = N, signal_text = "Terminated"), counts = {NAME =
+ * value or false}}: runs CMD (a string as -c
+ * takes it, or an argument vector run as it is) once, each counter on it
+ * and its children from its exec (held at a start gate), and waits for it;
+ * then ends what it left running. Blocks the loop: meant for begin hooks
+ * (ltap stat -r). The run's probes see the command from its exec too. */
 static int counter_measure(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
-	const char *cmd = luaL_checkstring(L, 1);
 	int n, e, status = 0;
 	struct ltap_child child = {.gate_fd = -1, .err_fd = -1};
+	struct ltap_cmd cmd;
 	struct { struct ltap_counter *c; uint32_t type; uint64_t config; } *cs;
 	uint64_t t0, t1;
 
@@ -196,41 +203,66 @@ static int counter_measure(lua_State *L)
 			return luaL_error(L, "measure: %s", err);
 		lua_pop(L, 1);
 	}
-	if ((e = ltap_target_spawn(cmd, &child)) != 0)
-		return luaL_error(L, "measure: cannot start '%s': %s", cmd, strerror(-e));
+	ltap_check_command(L, 1, &cmd, "measure");
+	e = ltap_target_spawn(&cmd, &child);
+	if (e) {
+		lua_pushfstring(L, "measure: cannot start '%s': %s", cmd.text, strerror(-e));
+		ltap_cmd_free(&cmd);
+		return lua_error(L);
+	}
 	for (int i = 0; i < n; i++) {
 		cs[i].c = ltap_counter_open(cs[i].type, cs[i].config, child.pid, 1);
 		if (!cs[i].c && !ltap_counter_unsupported(errno)) {
 			e = errno;
-			ltap_target_abort(&child);
+			ltap_target_end(&child, 0);
+			ltap_cmd_free(&cmd);
 			for (int k = 0; k < i; k++)
 				ltap_counter_close(cs[k].c);
 			lua_rawgeti(L, 2, i + 1);
 			return luaL_error(L, "measure: counter %s: %s", lua_tostring(L, -1), strerror(e));
 		}
 	}
+	if (ctx->inst) {
+		/* the run's probes see it from its exec, as the counters do */
+		ltap_gate_hold(&ctx->gate, child.pid);
+		ltap_loop_set_ordered(ctx->loop, 1);
+		ltap_session_record_mark(ctx, "measure", (uint64_t)child.pid);
+	}
 	t0 = ltap_now();
 	e = ltap_target_release(&child);
-	if (e == 0) {
-		while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
-			if (ctx->sigints)
-				kill(child.pid, SIGTERM);
-	} else {
-		waitpid(child.pid, &status, 0);
+	while (!e && !child.exited) {
+		pid_t r = waitpid(child.pid, &status, 0);
+		if (r == child.pid) {
+			child.exited = 1;
+			child.status = status;
+		} else if (r < 0 && errno == EINTR && ctx->sigints) {
+			ltap_target_end(&child, 1000); /* ^C: the command goes, and the run */
+		}
 	}
 	t1 = ltap_now();
+	status = child.status;
 	if (e) {
+		ltap_target_end(&child, 0);
 		for (int i = 0; i < n; i++)
 			ltap_counter_close(cs[i].c);
-		return luaL_error(L, "measure: cannot run '%s': %s", cmd, strerror(-e));
+		lua_pushfstring(L, "measure: cannot run '%s': %s", cmd.argv[0], strerror(-e));
+		ltap_cmd_free(&cmd);
+		return lua_error(L);
 	}
+	ltap_cmd_free(&cmd);
+	/* read when the command ended, as perf stat does, before its leftovers go */
 	lua_createtable(L, 0, 3);
 	lua_pushinteger(L, (lua_Integer)(t1 - t0));
 	lua_setfield(L, -2, "elapsed");
-	if (WIFEXITED(status))
+	if (WIFEXITED(status)) {
 		lua_pushinteger(L, WEXITSTATUS(status));
-	else
+	} else {
+		lua_pushinteger(L, WTERMSIG(status));
+		lua_setfield(L, -2, "signal");
+		lua_pushstring(L, strsignal(WTERMSIG(status)));
+		lua_setfield(L, -2, "signal_text");
 		lua_pushfstring(L, "signal %d", WTERMSIG(status));
+	}
 	lua_setfield(L, -2, "status");
 	lua_createtable(L, 0, n);
 	for (int i = 0; i < n; i++) {
@@ -244,6 +276,7 @@ static int counter_measure(lua_State *L)
 		ltap_counter_close(cs[i].c);
 		cs[i].c = NULL;
 	}
+	ltap_target_end(&child, 1000); /* what it left running */
 	lua_setfield(L, -2, "counts");
 	return 1;
 }

@@ -4,6 +4,7 @@
 
 #include "catalog.h"
 #include "guardian.h"
+#include "cgroup.h"
 #include "instance.h"
 #include "log.h"
 #include "proc.h"
@@ -71,6 +72,15 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->opt = *opt;
 	ctx->probes_tail = &ctx->probes;
 	ctx->child.gate_fd = ctx->child.err_fd = -1;
+	ltap_gate_init(&ctx->gate);
+	if (opt->command) {
+		const char *why;
+		if (ltap_cmd_parse(opt->command, &ctx->command, &why)) {
+			ltap_err("-c: bad command '%s': %s", opt->command, why);
+			free(ctx);
+			return NULL;
+		}
+	}
 	if (!opt->input) {
 		/* first, while the process is small: the fork copies little */
 		int e = ltap_guardian_start();
@@ -113,6 +123,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	lua_setfield(L, -2, "format");
 	lua_setglobal(L, "ltap");
 	ltap_open_embedded(L);
+	ltap_open_options(L);
 	ltap_open_probe(L);
 	ltap_open_timer(L);
 	ltap_open_stats(L);
@@ -153,6 +164,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_catalog_close(ctx->cat);
 	ltap_session_close(ctx); /* after the catalog: it borrows the trace's formats */
 	ltap_proc_free(ctx->proc);
+	ltap_cmd_free(&ctx->command);
 	free(ctx);
 }
 
@@ -211,13 +223,16 @@ static int ctx_targets(struct ltap_ctx *ctx)
 		if (e)
 			return -1;
 	}
-	if (ctx->opt.command) {
-		e = ltap_target_spawn(ctx->opt.command, &ctx->child);
+	if (ctx->command.argv) {
+		e = ltap_target_spawn(&ctx->command, &ctx->child);
 		if (e) {
-			ltap_err("target: cannot start '%s': %s", ctx->opt.command, strerror(-e));
+			ltap_err("target: cannot start '%s': %s", ctx->command.text, strerror(-e));
 			return -1;
 		}
 		ctx->have_child = 1;
+		/* its events count from its exec, in order until then (gate.h) */
+		ltap_gate_hold(&ctx->gate, ctx->child.pid);
+		ltap_loop_set_ordered(ctx->loop, 1);
 		if (ctx->inst && ltap_instance_set_pids(ctx->inst, &ctx->child.pid, 1))
 			return -1;
 	}
@@ -355,31 +370,33 @@ static void ctx_report_lost(struct ltap_ctx *ctx, uint64_t skipped)
 	}
 }
 
+/* The command's exit status as ltap's own (a shell's 128 + N for a
+ * signal N), when it ended on its own before the run did; -1 otherwise. */
+static int ctx_command_status(struct ltap_ctx *ctx)
+{
+	int st = ctx->child.status;
+
+	if (!ctx->have_child || ctx->child.gate_fd >= 0 || !ltap_target_reap(&ctx->child))
+		return -1;
+	if (WIFEXITED(st))
+		ltap_info("command exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		ltap_info("command killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+/* Whatever the command left running (it may have ended itself; -d, SIGINT
+ * or exit() end the run first) ends with the run: its whole tree. */
 static void ctx_end_child(struct ltap_ctx *ctx)
 {
-	if (!ctx->have_child)
-		return;
-	if (ctx->child.gate_fd >= 0 || !ltap_target_reap(&ctx->child)) {
-		/* the run ended first (-d, SIGINT, exit()): the command goes with it */
-		if (!ctx->child.exited && ctx->child.gate_fd < 0) {
-			kill(ctx->child.pid, SIGTERM);
-			for (int i = 0; i < 100 && !ltap_target_reap(&ctx->child); i++)
-				usleep(10000);
-		}
-		ltap_target_abort(&ctx->child);
-		return;
-	}
-	if (WIFEXITED(ctx->child.status))
-		ltap_info("command exited with status %d", WEXITSTATUS(ctx->child.status));
-	else if (WIFSIGNALED(ctx->child.status))
-		ltap_info("command killed by signal %d (%s)", WTERMSIG(ctx->child.status),
-			  strsignal(WTERMSIG(ctx->child.status)));
+	if (ctx->have_child)
+		ltap_target_end(&ctx->child, ctx->sigints >= 2 ? 0 : 1000);
 }
 
 int ltap_ctx_run(struct ltap_ctx *ctx)
 {
 	uint64_t t0 = ltap_now(), skipped = 0;
-	int code = 0;
+	int code = 0, status = -1;
 
 	if (ctx_attach(ctx)) {
 		code = 1;
@@ -390,7 +407,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	if (ctx->have_child) {
 		int e = ltap_target_release(&ctx->child);
 		if (e) {
-			ltap_err("target: cannot run '%s': %s", ctx->opt.command, strerror(-e));
+			ltap_err("target: cannot run '%s': %s", ctx->command.argv[0], strerror(-e));
 			code = 127;
 			goto out;
 		}
@@ -413,20 +430,28 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 			ltap_sampler_enable(ctx->sampler, 0);
 		if (!ctx->failed && ctx->sigints < 2)
 			skipped = ltap_loop_finish(ctx->loop, until);
+		/* finish hooks run at the end of the run: ltap.now() is its end */
+		if (ctx->trace_now < until)
+			ctx->trace_now = until;
 		if (ltap_session_record_finish(ctx))
 			ctx->failed = 1;
 	}
+	status = ctx_command_status(ctx);
 	ctx_report_lost(ctx, skipped);
 	ltap_timers_report(ctx);
 	if (!ctx->failed && ctx->sigints < 2 && !ctx->quit)
 		ltap_run_hooks(ctx, "ltap.finish");
 	fflush(stdout);
+	/* a second signal, then the script's failure, then its exit(CODE), then
+	 * the status of a command that ended on its own (README: exit status) */
 	if (ctx->sigints >= 2)
 		code = 128 + ctx->end_signal;
 	else if (ctx->failed || ctx->was_interrupted)
 		code = 1;
-	else if (ctx->exit_called)
+	else if (ctx->exit_called && ctx->exit_code >= 0)
 		code = ctx->exit_code;
+	else if (status >= 0)
+		code = status;
 out:
 	ctx->running = 0;
 	ltap_counters_detach(ctx);

@@ -3,6 +3,8 @@
 #ifndef LTAP_CTX_H
 #define LTAP_CTX_H
 
+#include "command.h"
+#include "gate.h"
 #include "loop.h"
 #include "target.h"
 
@@ -46,7 +48,7 @@ struct ltap_evdesc {
 	struct tep_format_field *task_pid, *task_comm, *task_flags;
 };
 
-enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC };
+enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC, TASK_EXIT };
 
 /* What the event object (a reused Lua table, event.c) shows. */
 struct ltap_event_ud {
@@ -105,8 +107,10 @@ struct ltap_ctx {
 	struct ltap_sampler *sampler; /* perf rings: probes with stacks, profiles */
 	struct ltap_symbols *syms;    /* made on the first symbol lookup */
 	int nprofiles;
+	struct ltap_cmd command;      /* -c, ltap.options{command=}, ltap.set_command */
 	struct ltap_child child;
 	int have_child;
+	struct ltap_gate gate;        /* the commands' events from their exec (gate.h) */
 
 	struct ltap_evdesc **by_id;
 	int nids;
@@ -123,7 +127,7 @@ struct ltap_ctx {
 	int running;        /* in the run phase: timers are relative to trace_now */
 	int in_loop;        /* the loop is dispatching: no nested dispatch */
 	int failed;         /* a script error ended the run */
-	int exit_called, exit_code;
+	int exit_called, exit_code; /* exit_code -1: exit() without a code */
 	int ending;         /* LTAP_END_*: os.exit() or the memory limit; no Lua runs again */
 
 	/* signal state, written by the SIGINT handler */
@@ -254,6 +258,16 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 /* memory.c: the Lua state, its allocator with the limit, the limit's message */
 lua_State *ltap_memory_state(struct ltap_ctx *ctx);
 void ltap_memory_report(struct ltap_ctx *ctx);
+/* options.c: an options table's keys and value types against spec (ended
+ * by {NULL}); raises "what: unknown option 'x' (options: ...)" at the caller */
+struct ltap_optspec {
+	const char *name;
+	const char *types; /* "string", "boolean", "integer", "string|table", "any" */
+};
+void ltap_check_options(lua_State *L, int idx, const char *what, const struct ltap_optspec *spec);
+void ltap_open_options(lua_State *L);
+/* command.c: c from the string or argument vector at idx; raises "fname: ..." */
+void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -193,9 +193,9 @@ static int probe_probe(lua_State *L)
 		filter = lua_tostring(L, 2); /* nil: no filter, for wrappers passing one on */
 		fn = 3;
 	} else if (lua_type(L, 2) == LUA_TTABLE) {
+		static const struct ltap_optspec opts[] = {{"filter", "string"}, {"stack", "boolean"}, {NULL, NULL}};
+		ltap_check_options(L, 2, "probe", opts);
 		lua_getfield(L, 2, "filter");
-		if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
-			return luaL_error(L, "probe: filter must be a string");
 		filter = lua_tostring(L, -1);
 		lua_getfield(L, 2, "stack");
 		stack = lua_toboolean(L, -1);
@@ -245,8 +245,13 @@ static int probe_finish(lua_State *L)
 static int probe_exit(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	lua_Integer code = luaL_optinteger(L, 1, -1);
+
+	/* an exit status is one byte: exit(256) would be 0 */
+	if (!lua_isnoneornil(L, 1) && (code < 0 || code > 255))
+		return luaL_error(L, "exit: bad status %I (0 to 255)", code);
 	ctx->exit_called = 1;
-	ctx->exit_code = (int)luaL_optinteger(L, 1, 0);
+	ctx->exit_code = (int)code;
 	if (ctx->loop)
 		ltap_loop_halt(ctx->loop);
 	return 0;
@@ -281,23 +286,22 @@ static int probe_on_interrupt(lua_State *L)
 }
 
 /* ltap.set_command(CMD): what -c CMD does, for scripts that take the command
- * as their own argument (ltap timeline -c CMD ...). Load time only. */
+ * as their own argument (ltap timeline -c CMD ...): a string, or an argument
+ * vector {"prog", "arg", ...} run as it is. Load time only. */
 static int probe_set_command(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
-	const char *cmd = luaL_checkstring(L, 1);
+	struct ltap_cmd cmd;
 
 	if (ctx->running)
 		return luaL_error(L, "set_command: only while the script loads");
 	if (ctx->opt.pid)
 		return luaL_error(L, "set_command: -p and a command cannot be used together");
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.command");
-	if (ctx->opt.command && lua_isnil(L, -1))
+	if (ctx->opt.command)
 		return luaL_error(L, "set_command: -c '%s' was given already", ctx->opt.command);
-	/* kept alive in the registry, as ltap.options{command=} does */
-	lua_pushvalue(L, 1);
-	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.command");
-	ctx->opt.command = cmd;
+	ltap_check_command(L, 1, &cmd, "set_command");
+	ltap_cmd_free(&ctx->command);
+	ctx->command = cmd;
 	return 0;
 }
 
@@ -392,6 +396,8 @@ static void probe_task_event(struct ltap_ctx *ctx, struct ltap_evdesc *d, const 
 	if (d->task_pid)
 		memcpy(&pid, data + d->task_pid->offset, sizeof pid);
 	switch (d->task_kind) {
+	case TASK_EXIT:
+		return;
 	case TASK_NEWTASK: {
 		unsigned long long flags = tep_read_number(d->ev->tep, data + d->task_flags->offset,
 							   d->task_flags->size);
@@ -426,6 +432,30 @@ static void probe_task_event(struct ltap_ctx *ctx, struct ltap_evdesc *d, const 
 	ltap_event_forget_comm(ctx, pid);
 }
 
+/* Whether the event is a command's own (gate.h): what its process did
+ * before its exec is ltap's. Perf-ring events start at the exec by
+ * enable_on_exec. */
+static int probe_gated(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	int kind = d->task_kind == TASK_RENAME ? LTAP_GATE_EXEC : d->task_kind == TASK_EXIT ? LTAP_GATE_EXIT
+											    : LTAP_GATE_EVENT;
+	int32_t tid;
+	int drop;
+
+	if (!d->common_pid)
+		return 0;
+	memcpy(&tid, (const char *)r->data + d->common_pid->offset, sizeof tid);
+	if (d->task_kind == TASK_NEWTASK) {
+		int32_t pid;
+		memcpy(&pid, (const char *)r->data + d->task_pid->offset, sizeof pid);
+		ltap_gate_newtask(&ctx->gate, pid);
+	}
+	drop = ltap_gate_drop(&ctx->gate, tid, kind);
+	if (kind == LTAP_GATE_EXEC && !ctx->gate.nwait && ctx->loop)
+		ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered); /* held in order until the exec */
+	return drop && !d->perf;
+}
+
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 {
 	struct ltap_ctx *ctx = ud;
@@ -441,6 +471,8 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	}
 	memcpy(&id, r->data, sizeof id);
 	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+		return 0;
+	if (ctx->gate.active && probe_gated(ctx, d, r))
 		return 0;
 	if (d->task_kind)
 		probe_task_event(ctx, d, r);
@@ -577,6 +609,9 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 	probe_internal(ctx, "task:task_rename", TASK_RENAME,
 		       rename && tep_find_field(rename, "pid") ? "pid" : NULL, "newcomm", NULL);
 	probe_internal(ctx, "sched:sched_process_exec", TASK_EXEC, "pid", "filename", NULL);
+	/* a command that never execs: its gate goes with it (gate.h) */
+	if (ctx->gate.active)
+		probe_internal(ctx, "sched:sched_process_exit", TASK_EXIT, "pid", "comm", NULL);
 
 	for (int id = 0; id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
@@ -601,7 +636,7 @@ int ltap_probes_attach(struct ltap_ctx *ctx)
 			return -1;
 		}
 		applied = kf;
-		if (!ctx->opt.pid && !ctx->opt.command && (applied = probe_without_self(kf)) == NULL)
+		if (!ctx->opt.pid && !ctx->command.argv && (applied = probe_without_self(kf)) == NULL)
 			return -1;
 		if (applied && d->perf) {
 			d->perf_filter = applied; /* PERF_EVENT_IOC_SET_FILTER, in profile.c */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <event-parse.h>
 #include <lauxlib.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,25 +67,30 @@ static int profile_profile(lua_State *L)
 }
 
 /* ltap.options{pid=, command=, duration=, record=}: what -p, -c, -d and --record would set, for
- * scripts with a command line of their own; only while the script loads. */
+ * scripts with a command line of their own; only while the script loads. The
+ * command is a string (as -c) or an argument vector run as it is. */
 static int profile_options(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 
+	static const struct ltap_optspec opts[] = {{"pid", "integer"}, {"command", "string|table"},
+		{"duration", "string|number"}, {"record", "string"}, {NULL, NULL}};
+
 	luaL_checktype(L, 1, LUA_TTABLE);
+	ltap_check_options(L, 1, "ltap.options", opts);
 	if (ctx->running)
 		return luaL_error(L, "ltap.options: only while the script loads");
 	if (lua_getfield(L, 1, "pid") != LUA_TNIL) {
 		lua_Integer pid = luaL_checkinteger(L, -1);
-		if (pid <= 0)
-			return luaL_error(L, "ltap.options: bad pid %d", (int)pid);
+		if (pid <= 0 || pid > INT32_MAX)
+			return luaL_error(L, "ltap.options: bad pid %I (1 to %d)", pid, INT32_MAX);
 		ctx->opt.pid = (pid_t)pid;
 	}
 	if (lua_getfield(L, 1, "command") != LUA_TNIL) {
-		luaL_checkstring(L, -1);
-		lua_pushvalue(L, -1);
-		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.command"); /* keeps the string alive */
-		ctx->opt.command = lua_tostring(L, -1);
+		struct ltap_cmd cmd;
+		ltap_check_command(L, -1, &cmd, "ltap.options");
+		ltap_cmd_free(&ctx->command);
+		ctx->command = cmd;
 	}
 	if (lua_getfield(L, 1, "duration") != LUA_TNIL) {
 		const char *s = luaL_tolstring(L, -1, NULL);
@@ -99,7 +105,7 @@ static int profile_options(lua_State *L)
 		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.record"); /* keeps the string alive */
 		ctx->opt.record = lua_tostring(L, -1);
 	}
-	if (ctx->opt.pid && ctx->opt.command)
+	if (ctx->opt.pid && ctx->command.argv)
 		return luaL_error(L, "ltap.options: pid and command cannot be used together");
 	return 0;
 }
@@ -174,7 +180,7 @@ int ltap_sampler_attach(struct ltap_ctx *ctx)
 	if (!rc && (ctx->have_child || ctx->opt.pid) && !pids)
 		rc = -1;
 	if (!rc) {
-		ctx->sampler = ltap_sampler_open(evs, n, pids, npids, ctx->opt.buffer_kb / 8, ctx->syms);
+		ctx->sampler = ltap_sampler_open(evs, n, pids, npids, ctx->have_child, ctx->opt.buffer_kb / 8, ctx->syms);
 		if (!ctx->sampler)
 			rc = -1;
 	}

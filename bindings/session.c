@@ -3,7 +3,9 @@
  *   --record FILE  saves the sub-buffers a live run reads as a trace.dat
  * A recording carries two ftrace:print marks, "ltap-record start=NS" and
  * "end=NS", so a replay runs its timers from the live run's start to its end
- * and prints what the live run printed. */
+ * and prints what the live run printed; "command=PID" after the start and
+ * "measure=PID" marks name the commands held at a start gate, so the replay
+ * counts them from their exec as the live run did. */
 #include "ctx.h"
 
 #include "catalog.h"
@@ -51,6 +53,7 @@ int ltap_session_replay_open(struct ltap_ctx *ctx)
 	if (!ctx->cat)
 		return -1;
 	ltap_proc_set_lookup(ctx->proc, session_comm, ctx->replay);
+	ltap_replay_set_gate(ctx->replay, &ctx->gate);
 	return 0;
 }
 
@@ -59,13 +62,17 @@ int ltap_session_replay_attach(struct ltap_ctx *ctx)
 	struct ltap_stream **ss;
 	int n;
 
-	if (ctx->opt.pid || ctx->opt.command) {
+	if (ctx->opt.pid || ctx->command.argv) {
 		ltap_err("replay: -p and -c need a live run, not --input");
 		return -1;
 	}
 	if (ctx->text_mode)
 		return ltap_text_attach(ctx);
 	n = ltap_replay_streams(ctx->replay, &ss);
+	if (ltap_replay_command(ctx->replay)) {
+		ltap_gate_hold(&ctx->gate, ltap_replay_command(ctx->replay));
+		ltap_loop_set_ordered(ctx->loop, 1);
+	}
 	if (ctx->nprobes && ltap_probes_attach(ctx))
 		return -1;
 	for (int i = 0; i < n; i++)
@@ -94,6 +101,8 @@ void ltap_session_replay_run(struct ltap_ctx *ctx)
 	end = ctx->replay ? ltap_replay_end(ctx->replay) : 0;
 	if (!ctx->failed && !ctx->exit_called)
 		ltap_loop_finish(ctx->loop, end ? end : ctx->trace_now);
+	if (ctx->trace_now < end)
+		ctx->trace_now = end; /* finish hooks run at the recorded end */
 	if (ctx->text_mode)
 		ltap_text_report(ctx);
 }
@@ -118,10 +127,15 @@ int ltap_session_record_start(struct ltap_ctx *ctx, int64_t offset)
 
 void ltap_session_record_mark(struct ltap_ctx *ctx, const char *what, uint64_t ns)
 {
-	char text[64];
+	char text[96];
+	int n;
 	if (!ctx->recorder)
 		return;
-	snprintf(text, sizeof text, "ltap-record %s=%llu", what, (unsigned long long)ns);
+	n = snprintf(text, sizeof text, "ltap-record %s=%llu", what, (unsigned long long)ns);
+	/* the -c command, held at its gate now: a replay drops what it does
+	 * before its exec, as the live run did (gate.h) */
+	if (strcmp(what, "start") == 0 && ctx->have_child)
+		snprintf(text + n, sizeof text - (size_t)n, " command=%d", (int)ctx->child.pid);
 	if (ltap_instance_marker(ctx->inst, text))
 		ltap_warn("record: cannot mark the %s of the run in the trace", what);
 }

@@ -678,7 +678,10 @@ static int stats_new(lua_State *L)
 	cfg.max_keys = STATS_DEFAULT_MAX_KEYS;
 	if (!lua_isnoneornil(L, 1)) {
 		lua_Number mk;
+		static const struct ltap_optspec opts[] = {{"hist", "string"}, {"min", "number"}, {"max", "number"},
+			{"step", "number"}, {"max_keys", "integer"}, {"full", "string"}, {NULL, NULL}};
 		luaL_checktype(L, 1, LUA_TTABLE);
+		ltap_check_options(L, 1, "stats", opts);
 		cfg.hist = stats_option(L, "hist", hists);
 		cfg.drop_when_full = stats_option(L, "full", fulls);
 		mk = opt_number(L, "max_keys", &present);

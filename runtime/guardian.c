@@ -11,6 +11,7 @@
  * wakes the guardian where there is no pidfd_open (kernels before 5.3). */
 #include "guardian.h"
 
+#include "cgroup.h"
 #include "instance.h"
 #include "log.h"
 #include "uprobe.h"
@@ -371,6 +372,7 @@ int ltap_guardian_pid(void)
 
 void ltap_guardian_reap_stale(void)
 {
+	ltap_cgroup_reap_stale();
 	ltap_instance_reap_stale();
 	ltap_uprobes_reap_stale();
 }

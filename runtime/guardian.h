@@ -41,8 +41,9 @@ int ltap_guardian_forget(enum ltap_guard_kind kind, const char *name);
 int ltap_guardian_pid(void);
 
 /* Removes what ltaps that are gone left behind without a guardian (an older
- * ltap, a guardian killed with its ltap): instances "ltap-<pid>" and dynamic
- * event groups "ltap_<pid>" whose pid is not a running ltap. */
+ * ltap, a guardian killed with its ltap): commands' cgroups, instances
+ * "ltap-<pid>" and dynamic event groups "ltap_<pid>" whose pid is not a
+ * running ltap. */
 void ltap_guardian_reap_stale(void);
 
 #endif

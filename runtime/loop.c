@@ -194,7 +194,7 @@ static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
 	struct loop_timer *best = NULL;
 	for (int i = 0; i < loop->ntimers; i++) {
 		struct loop_timer *t = &loop->timers[i];
-		if (t->active && (!best || t->due < best->due))
+		if (t->active && (!best || t->due < best->due || (t->due == best->due && best->id < 0 && t->id >= 0)))
 			best = t;
 	}
 	return best;

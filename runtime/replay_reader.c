@@ -180,6 +180,7 @@ struct reader {
 	struct tep_event *print; /* ftrace:print, for ltap-record marks */
 	struct tep_format_field *print_buf;
 	uint64_t start, end;
+	int command;
 };
 
 static int reader_fail(struct out *o, const char *why)
@@ -189,7 +190,7 @@ static int reader_fail(struct out *o, const char *why)
 	return 2;
 }
 
-/* "ltap-record start=NS" / "end=NS" written by ltap --record */
+/* "ltap-record start=NS [command=PID]" / "end=NS" written by ltap --record */
 static void reader_mark(struct reader *r, struct tep_record *rec)
 {
 	char text[64];
@@ -210,10 +211,14 @@ static void reader_mark(struct reader *r, struct tep_record *rec)
 	text[n] = 0;
 	if (strncmp(text, RECORD_MARK, strlen(RECORD_MARK)) != 0)
 		return;
-	if (sscanf(text + strlen(RECORD_MARK), "start=%llu", &v) == 1)
+	int pid, k = sscanf(text + strlen(RECORD_MARK), "start=%llu command=%d", &v, &pid);
+	if (k >= 1) {
 		r->start = v;
-	else if (sscanf(text + strlen(RECORD_MARK), "end=%llu", &v) == 1)
+		if (k == 2 && pid > 0)
+			r->command = pid;
+	} else if (sscanf(text + strlen(RECORD_MARK), "end=%llu", &v) == 1) {
 		r->end = v;
+	}
 }
 
 /* The start mark is among the first records of a CPU, not always the very
@@ -337,6 +342,7 @@ int ltap_replay_reader_run(int in_fd, int out_fd)
 	setup.cpus = (uint32_t)tep_get_cpus(tep);
 	setup.streams = (uint32_t)n;
 	setup.start = r.start ? r.start : first == UINT64_MAX ? 0 : first;
+	setup.command = r.command;
 	out_frame(r.o, WIRE_SETUP, &setup, sizeof setup, NULL, 0, 0);
 	while (!r.o->broken) {
 		struct tep_record *next;

@@ -41,6 +41,8 @@ struct ltap_wire_setup {
 	uint32_t cpus;    /* of the top-level buffer, for the formats' cpu fields */
 	uint32_t streams; /* per-CPU streams of every buffer, merged */
 	uint64_t start;   /* "ltap-record start=NS", or the first event's time */
+	int32_t command;  /* "... command=PID" after it: the run's -c command, or 0 */
+	uint32_t zero2;
 };
 
 struct ltap_wire_rec {

@@ -9,6 +9,7 @@
 #include "src_replay.h"
 
 #include "evcheck.h"
+#include "gate.h"
 #include "log.h"
 #include "replay_reader.h"
 #include "replay_wire.h"
@@ -60,6 +61,10 @@ struct ltap_replay {
 	struct ltap_stream s;   /* one stream: the reader merges the CPUs */
 	struct ltap_stream *streams[1];
 	uint64_t start, end, records;
+	int command;            /* the recorded run's -c command ("start=NS command=PID") */
+	struct ltap_gate *gate; /* where "measure=PID" marks go, in order with the events */
+	struct tep_event *print; /* ftrace:print, for those marks */
+	struct tep_format_field *print_buf;
 	int last_cpu;
 	int ended;              /* END received */
 	char why[400];          /* what is wrong with the file, "" if nothing */
@@ -211,6 +216,27 @@ static int replay_reader_error(struct ltap_replay *r, const char *text, uint32_t
 	return replay_failed(r, "%s", why);
 }
 
+/* "ltap-record measure=PID", written by ltap.measure of the recorded run
+ * before its command left the start gate: from here the replay holds that
+ * command until its exec, as the live run did (gate.h). The start mark's
+ * command came with SETUP. */
+static void replay_mark(struct ltap_replay *r, const char *data, int size)
+{
+	static const char mark[] = "ltap-record measure=";
+	uint16_t type;
+	int off, pid;
+
+	if (!r->gate || !r->print_buf || size < 2)
+		return;
+	memcpy(&type, data, sizeof type);
+	off = r->print_buf->offset;
+	if (type != r->print->id || off < 0 || size - off < (int)sizeof mark ||
+	    strncmp(data + off, mark, sizeof mark - 1) != 0)
+		return;
+	if (sscanf(data + off + sizeof mark - 1, "%d", &pid) == 1 && pid > 0)
+		ltap_gate_hold(r->gate, pid);
+}
+
 /* Moves the stream to the next record; at the end or on an error it has
  * none (ltap_replay_error tells which). */
 static void replay_next(struct ltap_replay *r)
@@ -237,6 +263,7 @@ static void replay_next(struct ltap_replay *r)
 				return;
 			}
 			r->records++;
+			replay_mark(r, data, (int)w.size);
 			r->last_cpu = (int)w.cpu;
 			r->s.cur.ts = w.ts;
 			r->s.cur.data = data;
@@ -462,7 +489,10 @@ static int replay_setup(struct ltap_replay *r)
 		goto out;
 	}
 	r->start = su.start;
+	r->command = (int)su.command;
 	rc = replay_build_tep(r, &su, t, n);
+	if (rc == 0 && (r->print = tep_find_event_by_name(r->tep, "ftrace", "print")) != NULL)
+		r->print_buf = tep_find_field(r->print, "buf");
 out:
 	for (int i = 0; i < n; i++) {
 		free(t[i].data);
@@ -553,6 +583,16 @@ uint64_t ltap_replay_start(struct ltap_replay *r)
 uint64_t ltap_replay_end(struct ltap_replay *r)
 {
 	return r->end;
+}
+
+int ltap_replay_command(struct ltap_replay *r)
+{
+	return r->command;
+}
+
+void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g)
+{
+	r->gate = g;
 }
 
 const char *ltap_replay_comm(struct ltap_replay *r, int pid)

@@ -31,6 +31,13 @@ int ltap_replay_streams(struct ltap_replay *r, struct ltap_stream ***streams);
  * "ltap-record start=NS" / "end=NS"), else the first event's time and 0. */
 uint64_t ltap_replay_start(struct ltap_replay *r);
 uint64_t ltap_replay_end(struct ltap_replay *r);
+/* The pid of the recorded run's -c command ("command=PID" in the start
+ * mark), or 0: its events count from its exec, as live (gate.h). */
+int ltap_replay_command(struct ltap_replay *r);
+/* Commands ltap.measure started in the recorded run ("measure=PID") are
+ * held in g as the replay reaches their marks. */
+struct ltap_gate;
+void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g);
 /* The comm the trace's saved cmdlines give pid, or NULL. */
 const char *ltap_replay_comm(struct ltap_replay *r, int pid);
 

@@ -47,6 +47,7 @@ struct ltap_sampler {
 	struct prof_id *ids;
 	int nids;
 	struct ltap_symbols *syms;
+	int on_exec; /* enabled by the kernel at the target's exec */
 };
 
 static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h)
@@ -155,7 +156,7 @@ static const struct ltap_stream_ops sampler_ops = {
 };
 
 static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_event *e, int track,
-			 size_t ring_bytes, int inherit)
+			 size_t ring_bytes, int inherit, int on_exec)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
@@ -171,6 +172,7 @@ static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_ev
 	}
 	a->sample_type = SAMPLE_TYPE;
 	a->disabled = 1;
+	a->enable_on_exec = (unsigned)on_exec;
 	a->inherit = (unsigned)inherit;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -213,7 +215,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 	size_t bytes = pages * (size_t)getpagesize();
 	int fd, err;
 
-	sampler_attr(&a, e, track, bytes, pid != -1);
+	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec);
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -257,7 +259,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 }
 
 struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int nev,
-				       const pid_t *pids, int npids, size_t ring_kb,
+				       const pid_t *pids, int npids, int on_exec, size_t ring_kb,
 				       struct ltap_symbols *syms)
 {
 	struct ltap_sampler *s = calloc(1, sizeof *s);
@@ -268,6 +270,7 @@ struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int
 	if (!s)
 		return NULL;
 	s->syms = syms;
+	s->on_exec = on_exec && npids > 0;
 	s->cpus = calloc((size_t)ncpu, sizeof *s->cpus);
 	s->streams = calloc((size_t)ncpu, sizeof *s->streams);
 	if (!s->cpus || !s->streams)
@@ -325,6 +328,8 @@ void ltap_sampler_close(struct ltap_sampler *s)
 
 int ltap_sampler_enable(struct ltap_sampler *s, int on)
 {
+	if (on && s->on_exec)
+		return 0; /* the kernel enables them at the exec, in perf_event_exec() */
 	for (int i = 0; i < s->nfds; i++)
 		if (ioctl(s->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
 			return -errno;

@@ -21,11 +21,13 @@ struct ltap_sampler_event {
 };
 
 /* Opens every event on every CPU, for pids (their future children too), or
- * system-wide when npids is 0. Disabled until ltap_sampler_enable. The ring
+ * system-wide when npids is 0. Disabled until ltap_sampler_enable, or with
+ * on_exec until the pids exec (a command held at its start gate, counted
+ * from its exec as perf record does). The ring
  * of a CPU holds ring_kb of data; MMAP2/COMM/FORK records feed syms.
  * NULL with a logged reason. */
 struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int nev,
-				       const pid_t *pids, int npids, size_t ring_kb,
+				       const pid_t *pids, int npids, int on_exec, size_t ring_kb,
 				       struct ltap_symbols *syms);
 void ltap_sampler_close(struct ltap_sampler *s);
 int ltap_sampler_enable(struct ltap_sampler *s, int on);

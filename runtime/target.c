@@ -1,6 +1,10 @@
 /* target.c: the start gate of -c and the thread list of -p. */
 #include "target.h"
 
+#include "cgroup.h"
+#include "command.h"
+#include "log.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,17 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int target_needs_shell(const char *cmd)
-{
-	return strpbrk(cmd, "|&;<>()$`\\\"'*?[#~=%{}\n") != NULL;
-}
-
-static void target_child(const char *cmd, int gate, int err)
+static void target_child(char *const *argv, int gate, int err)
 {
 	sigset_t none;
 	char buf;
-	char *copy, *argv[256];
-	int argc = 0;
+	int e;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -32,29 +30,21 @@ static void target_child(const char *cmd, int gate, int err)
 	if (read(gate, &buf, 1) != 1)
 		_exit(127);
 	close(gate);
-	if (target_needs_shell(cmd)) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	} else {
-		copy = strdup(cmd);
-		for (char *tok = strtok(copy, " \t"); tok && argc < 255; tok = strtok(NULL, " \t"))
-			argv[argc++] = tok;
-		argv[argc] = NULL;
-		if (argc == 0)
-			errno = ENOENT;
-		else
-			execvp(argv[0], argv);
-	}
-	int e = errno;
+	/* nothing between the gate and the exec: the words were split before the fork */
+	execvp(argv[0], argv);
+	e = errno;
 	if (write(err, &e, sizeof e) < 0)
 		_exit(126);
 	_exit(127);
 }
 
-int ltap_target_spawn(const char *cmd, struct ltap_child *c)
+int ltap_target_spawn(const struct ltap_cmd *cmd, struct ltap_child *c)
 {
 	int gate[2], err[2];
+	char why[512];
 
 	memset(c, 0, sizeof *c);
+	c->gate_fd = c->err_fd = -1;
 	if (pipe2(gate, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(err, O_CLOEXEC) < 0) {
@@ -76,12 +66,16 @@ int ltap_target_spawn(const char *cmd, struct ltap_child *c)
 	if (c->pid == 0) {
 		close(gate[1]);
 		close(err[0]);
-		target_child(cmd, gate[0], err[1]);
+		target_child(cmd->argv, gate[0], err[1]);
 	}
 	close(gate[0]);
 	close(err[1]);
 	c->gate_fd = gate[1];
 	c->err_fd = err[0];
+	/* still at the gate: whatever it starts will be in the cgroup */
+	c->cgroup = ltap_cgroup_make(c->pid, why, sizeof why);
+	if (!c->cgroup)
+		ltap_warn("target: %s: only the command's first process is ended with the run", why);
 	return 0;
 }
 
@@ -119,23 +113,35 @@ int ltap_target_reap(struct ltap_child *c)
 	return c->exited;
 }
 
-void ltap_target_abort(struct ltap_child *c)
+void ltap_target_end(struct ltap_child *c, int grace_ms)
 {
 	if (c->pid <= 0)
 		return;
 	if (c->gate_fd >= 0) {
-		close(c->gate_fd);
+		close(c->gate_fd); /* it exits at the gate */
 		c->gate_fd = -1;
 	}
 	if (c->err_fd >= 0) {
 		close(c->err_fd);
 		c->err_fd = -1;
 	}
-	if (!c->exited) {
-		kill(c->pid, SIGKILL);
-		if (waitpid(c->pid, &c->status, 0) == c->pid)
-			c->exited = 1;
+	if (!c->exited && !c->cgroup) {
+		kill(c->pid, grace_ms > 0 ? SIGTERM : SIGKILL);
+		for (int i = 0; i < grace_ms / 10 && !ltap_target_reap(c); i++)
+			usleep(10000);
+		if (!c->exited)
+			kill(c->pid, SIGKILL);
 	}
+	ltap_cgroup_end(c->cgroup, grace_ms);
+	free(c->cgroup);
+	c->cgroup = NULL;
+	if (!c->exited && waitpid(c->pid, &c->status, 0) == c->pid)
+		c->exited = 1;
+}
+
+const char *ltap_target_cgroup(const struct ltap_child *c)
+{
+	return c->cgroup;
 }
 
 int ltap_target_threads(pid_t pid, pid_t **tids, int *n)

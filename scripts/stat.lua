@@ -1,6 +1,6 @@
 -- name: stat
 -- summary: perf stat in ltap: counters per command (-r N: mean and +-%), system-wide, per interval
--- usage: ltap stat [-a] [-r N] [-e EVENT[,EVENT...]]... [-d DURATION] [-I MS] [--per-run] [--json] [-- COMMAND...]
+-- usage: ltap stat [-a] [-r N] [-e EVENT[,EVENT...]]... [-d DURATION] [-I MS] [--per-run] [--json] [-o FILE] [-- COMMAND...]
 -- example:
 --    Performance counter stats for 'sleep 0.05' (5 runs):
 --
@@ -17,11 +17,16 @@
 -- -a with a command counts the whole system while the command runs. -I MS
 -- prints the counts of every interval. Counters this machine lacks print
 -- <not supported>.
+--
+-- As perf stat: the COMMAND's words are run as they are (no shell); the
+-- report goes to standard error, or to FILE with -o; ltap stat exits with
+-- the command's exit status (of the last run with -r), and for a command
+-- killed by a signal prints "NAME: SIGNAL" and exits 0, as perf does.
 
 local getopt = require("ltap.getopt")
-local usage = "usage: stat [-a] [-r N] [-e EVENT,...] [-d DURATION] [-I MS] [--per-run] [--json] [-- COMMAND...]"
+local usage = "usage: stat [-a] [-r N] [-e EVENT,...] [-d DURATION] [-I MS] [--per-run] [--json] [-o FILE] [-- COMMAND...]"
 local o, cmd = getopt(arg, {a = "flag", r = "number", e = "list", d = "value", I = "number",
-  ["per-run"] = "flag", json = "flag"}, usage)
+  ["per-run"] = "flag", json = "flag", o = "value"}, usage)
 local function fail(msg) error("stat: " .. msg .. " (" .. usage .. ")", 0) end
 
 local events = {}
@@ -32,13 +37,13 @@ local runs = o.r or 1
 if math.type(runs) ~= "integer" or runs < 1 then fail("-r needs a positive number") end
 if #cmd == 0 and not o.a then fail("a COMMAND, or -a for the whole system") end
 
-local function quote(s)
-  if s:match("^[%w%./_=:,+-]+$") then return s end
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-local cmdline = {}
-for i, a in ipairs(cmd) do cmdline[i] = quote(a) end
-cmdline = table.concat(cmdline, " ")
+-- the words as perf stat shows them: joined, not quoted
+local cmdline = table.concat(cmd, " ")
+
+-- perf stat's report goes to standard error, or to -o FILE
+local out = io.stderr
+if o.o then out = assert(io.open(o.o, "w")) end
+local function say(f, ...) out:write(string.format(f, ...)) end
 
 -- mean and the standard error of the mean, as perf's stat.c computes them
 local function mean_sem(xs)
@@ -61,11 +66,11 @@ local function value_text(name, v)
 end
 
 local function print_report(title, per_event, elapsed, n)
-  printf("\n Performance counter stats for %s%s:\n\n", title, n > 1 and string.format(" (%d runs)", n) or "")
+  say("\n Performance counter stats for %s%s:\n\n", title, n > 1 and string.format(" (%d runs)", n) or "")
   for _, name in ipairs(events) do
     local xs = per_event[name]
     if not xs then
-      printf("%s\n", value_text(name, nil))
+      say("%s\n", value_text(name, nil))
     else
       local mean, sem = mean_sem(xs)
       local line = value_text(name, n == 1 and xs[1] or mean)
@@ -73,15 +78,15 @@ local function print_report(title, per_event, elapsed, n)
         local rel = mean ~= 0 and 100 * sem / mean or 0
         line = string.format("%-84s ( +-%6.2f%% )", line, rel)
       end
-      printf("%s\n", line)
+      say("%s\n", line)
     end
   end
   if elapsed then
     local mean, sem = mean_sem(elapsed)
     if n > 1 then
-      printf("\n%18.7f +- %.7f seconds time elapsed  ( +-%6.2f%% )\n\n", mean / 1e9, sem / 1e9, mean ~= 0 and 100 * sem / mean or 0)
+      say("\n%18.7f +- %.7f seconds time elapsed  ( +-%6.2f%% )\n\n", mean / 1e9, sem / 1e9, mean ~= 0 and 100 * sem / mean or 0)
     else
-      printf("\n%18.9f seconds time elapsed\n\n", mean / 1e9)
+      say("\n%18.9f seconds time elapsed\n\n", mean / 1e9)
     end
   end
 end
@@ -105,26 +110,27 @@ local function print_json(per_event, elapsed, all_runs)
     doc.elapsed_ns = {mean = mean, stderr = sem, runs = elapsed}
   end
   if all_runs then doc.per_run = all_runs end
-  io.stdout:write(json.encode(doc, {keyorder = {"command", "runs", "elapsed_ns", "counters", "event", "mean", "stderr",
+  out:write(json.encode(doc, {keyorder = {"command", "runs", "elapsed_ns", "counters", "event", "mean", "stderr",
     "rel_stderr_percent", "supported"}}), "\n")
 end
 
 if #cmd > 0 and not o.a then
   -- per command: ltap.measure runs it, counted from its exec
   begin(function()
-    local per_event, elapsed, all = {}, {}, {}
+    local per_event, elapsed, all, last = {}, {}, {}, nil
     for i = 1, runs do
-      local r = ltap.measure(cmdline, events)
+      local r = ltap.measure(cmd, events)
       elapsed[i] = r.elapsed
       for _, name in ipairs(events) do
         local v = r.counts[name]
         if v then per_event[name] = per_event[name] or {}; table.insert(per_event[name], v) end
       end
       all[i] = {elapsed_ns = r.elapsed, status = r.status, counts = r.counts}
+      last = r
       if o["per-run"] and not o.json then
         local parts = {}
         for _, name in ipairs(events) do parts[#parts + 1] = name .. "=" .. tostring(r.counts[name] or "<not supported>") end
-        printf("run %d: %.6f s  %s\n", i, r.elapsed / 1e9, table.concat(parts, "  "))
+        say("run %d: %.6f s  %s\n", i, r.elapsed / 1e9, table.concat(parts, "  "))
       end
     end
     if o.json then
@@ -132,15 +138,23 @@ if #cmd > 0 and not o.a then
     else
       print_report("'" .. cmdline .. "'", per_event, elapsed, runs)
     end
-    exit(0)
+    out:flush()
+    -- perf stat's status: the command's; after a signal, its name and 0
+    if last.signal then
+      io.stderr:write(cmd[1], ": ", last.signal_text, "\n")
+      exit(0)
+    else
+      exit(last.status)
+    end
   end)
 else
   -- the whole system, for a duration, until ^C, or while the command runs
   if runs > 1 then fail("-r needs a COMMAND") end
   local cs = {}
   for i, name in ipairs(events) do cs[i] = counter(name, {system = true}) end
-  if #cmd > 0 then ltap.set_command(cmdline) end
-  if o.d then after(o.d, function() exit(0) end) end
+  if #cmd > 0 then ltap.set_command(cmd) end
+  -- the run's own end: every interval due at that moment still prints
+  if o.d then ltap.options{duration = o.d} end
   local function snapshot(delta)
     local per_event = {}
     for i, name in ipairs(events) do
@@ -154,7 +168,7 @@ else
       local t = (ltap.now() - ltap.start_time()) / 1e9
       for _, name in ipairs(events) do
         local xs = snapshot(true)[name]
-        printf("%14.9f %s\n", t, value_text(name, xs and xs[1]))
+        say("%14.9f %s\n", t, value_text(name, xs and xs[1]))
       end
     end)
   end
@@ -162,5 +176,6 @@ else
     local elapsed = {ltap.now() - ltap.start_time()}
     local title = #cmd > 0 and "'system wide' while '" .. cmdline .. "' ran" or "'system wide'"
     if o.json then print_json(snapshot(false), elapsed) else print_report(title, snapshot(false), elapsed, 1) end
+    out:flush()
   end)
 end

@@ -32,7 +32,7 @@ end
 function M.targets(opts, usage)
   if opts.a and (opts.p or opts.c) then error("-a cannot be used with -p or -c\nusage: " .. usage, 0) end
   local pid = opts.p and tonumber(opts.p)
-  if opts.p and not (pid and math.type(pid) == "integer" and pid > 0) then
+  if opts.p and not (pid and math.type(pid) == "integer" and pid > 0 and pid <= 0x7fffffff) then
     error("-p: bad pid '" .. opts.p .. "'", 0)
   end
   ltap.options { pid = pid, command = opts.c, duration = opts.d }

@@ -56,7 +56,15 @@ local function duration_ns(v, what)
   return ns
 end
 
+local pairs_options = {start = "string", stop = "string", fn = "function", key = "string|function",
+  keep = "table", max_pending = "integer", start_filter = "string", stop_filter = "string"}
+local runs_options = {event = "string", fn = "function", key = "string|function", gap = "string|number",
+  filter = "string"}
+local windows_options = {event = "string|table", size = "string|number", slide = "string|number",
+  fn = "function", key = "string|function", value = "string|function", filter = "string"}
+
 function M.pairs(o)
+  ltap.check_options(o, pairs_options, "derive.pairs")
   assert(o.start and o.stop and o.fn, "derive.pairs needs start, stop and fn")
   local key, keep, max = key_fn(o.key), o.keep or {}, o.max_pending or 100000
   local kept = {}
@@ -92,6 +100,7 @@ function M.pairs(o)
 end
 
 function M.runs(o)
+  ltap.check_options(o, runs_options, "derive.runs")
   assert(o.event and o.fn, "derive.runs needs event and fn")
   local key, gap = key_fn(o.key), duration_ns(o.gap or "1ms", "gap")
   local cur = {}
@@ -139,6 +148,7 @@ local function window_ratio(o, size, slide)
 end
 
 function M.windows(o)
+  ltap.check_options(o, windows_options, "derive.windows")
   if not (o.event and o.size and o.fn) then error("derive: windows needs event, size and fn", 2) end
   local size = duration_ns(o.size, "size")
   local slide = duration_ns(o.slide, "slide") or size

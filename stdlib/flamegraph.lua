@@ -218,8 +218,12 @@ local function is_kernel(name, o)
   return name:sub(-4) == "_[k]"
 end
 
+local svg_options = {title = "string", width = "integer", frame_height = "integer", minwidth = "number",
+  is_kernel = "function"}
+
 -- flamegraph.svg(stacks, opts) -> svg text, frame count
 function M.svg(stacks, o)
+  ltap.check_options(o, svg_options, "flamegraph")
   o = o or {}
   local root = build(stacks)
   local total = root.value
@@ -244,6 +248,7 @@ end
 -- flamegraph.diff_svg(before, after, opts): frames sized by `after`, coloured
 -- by the change of their share of all samples (normalized, as difffolded -n)
 function M.diff_svg(before, after, o)
+  ltap.check_options(o, svg_options, "flamegraph")
   o = o or {}
   local root = build(after, before)
   local ta, tb = root.value, root.before

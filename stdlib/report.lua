@@ -285,9 +285,12 @@ end
 -- tables; keys (column names of the key parts); fields (stats figures shown);
 -- value (a table's value column name); hist = false (stats as a table even
 -- with a histogram); header + row(key, value) for a layout of one's own.
+local report_options = {title = "string", top = "integer", by = "string", order = "string", keys = "table",
+  fields = "table", value = "string", hist = "boolean", header = "string", row = "function"}
+
 function report(x, opts)
+  ltap.check_options(opts, report_options, "report")
   opts = opts or {}
-  if type(opts) ~= "table" then error("report: options must be a table", 2) end
   if is_stats(x) then
     report_stats(x, opts)
   elseif type(x) == "table" then

@@ -28,18 +28,19 @@ run_ltap $WORK/out $WORK/err -p $w -d 1s -e 'local c = counter("syscalls:sys_ent
 wait $w
 expect_eq "per pid" "$N" "$(cat $WORK/out)"
 
-# ltap stat: counts, N runs, hardware counters not supported, exit 0
-run_ltap $WORK/out $WORK/err stat -r 3 -e syscalls:sys_enter_getppid,cycles -- $PROGS/getppid_loop 1000
+# ltap stat: counts, N runs, hardware counters not supported, exit 0; the
+# report on standard error, as perf stat prints it
+run_ltap $WORK/err $WORK/err stat -r 3 -e syscalls:sys_enter_getppid,cycles -- $PROGS/getppid_loop 1000
 expect_eq "stat exit" 0 "$RC"
-expect_grep "stat header" "^ Performance counter stats for '.*getppid_loop 1000' \(3 runs\):$" $WORK/out
-expect_grep "stat mean and +-" "^ +1000      syscalls:sys_enter_getppid +\( \+-  0\.00% \)$" $WORK/out
-expect_grep "stat not supported" "^   <not supported>      cycles$" $WORK/out
-expect_grep "stat elapsed" "^ +[0-9]+\.[0-9]{7} \+- [0-9]+\.[0-9]{7} seconds time elapsed  \( \+- *[0-9]+\.[0-9]{2}% \)$" $WORK/out
+expect_grep "stat header" "^ Performance counter stats for '.*getppid_loop 1000' \(3 runs\):$" $WORK/err
+expect_grep "stat mean and +-" "^ +1000      syscalls:sys_enter_getppid +\( \+-  0\.00% \)$" $WORK/err
+expect_grep "stat not supported" "^   <not supported>      cycles$" $WORK/err
+expect_grep "stat elapsed" "^ +[0-9]+\.[0-9]{7} \+- [0-9]+\.[0-9]{7} seconds time elapsed  \( \+- *[0-9]+\.[0-9]{2}% \)$" $WORK/err
 
 # repeat statistics against values computed here, from the per-run counts
-run_ltap $WORK/out $WORK/err stat --json --per-run -r 5 -e page-faults,task-clock -- $PROGS/touch_pages 300
+run_ltap $WORK/out $WORK/err stat --json --per-run -r 5 -e page-faults,task-clock -o $WORK/stat.json -- $PROGS/touch_pages 300
 expect_eq "stat json exit" 0 "$RC"
-python3 - $WORK/out <<'PY' || fail "repeat statistics"
+python3 - $WORK/stat.json <<'PY' || fail "repeat statistics"
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 assert d["runs"] == 5 and len(d["per_run"]) == 5, d
@@ -58,8 +59,8 @@ PY
 # system-wide for a duration
 run_ltap $WORK/out $WORK/err stat -a -d 200ms -e task-clock,context-switches
 expect_eq "stat -a exit" 0 "$RC"
-expect_grep "stat -a" "^ Performance counter stats for 'system wide':$" $WORK/out
-expect_grep "stat -a elapsed" "^ +0\.2[0-9]+ seconds time elapsed$" $WORK/out
+expect_grep "stat -a" "^ Performance counter stats for 'system wide':$" $WORK/err
+expect_grep "stat -a elapsed" "^ +0\.2[0-9]+ seconds time elapsed$" $WORK/err
 
 # unknown counters name themselves
 run_ltap $WORK/out $WORK/err -e 'counter("tsak-clock")'

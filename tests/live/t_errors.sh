@@ -27,7 +27,7 @@ expect_eq "cannot run exit code" 127 "$RC"
 expect_grep "cannot run" "^ltap: target: cannot run '/nonexistent/cmd': No such file or directory$" $WORK/err
 
 err nosuchscript
-expect_grep "unknown script" "no script file or bundled script named 'nosuchscript'" $WORK/err
+expect_grep "unknown script, and how to run a file" "^ltap: no bundled script named 'nosuchscript' \(see: ltap scripts; a script file is named as a path: ltap \./nosuchscript\)$" $WORK/err
 
 err -d 5parsecs -e ''
 expect_grep "bad duration" "bad duration '5parsecs'" $WORK/err

@@ -1,7 +1,10 @@
 /* test_unit.c: runtime pieces that need no kernel: parsers, edit distance,
- * the task cache, the ring-buffer page walker, ELF and JIT symbols. */
+ * the task cache, the ring-buffer page walker, ELF and JIT symbols, command
+ * words, the exec gate. */
 #include "catalog.h"
 #include "check.h"
+#include "command.h"
+#include "gate.h"
 #include "log.h"
 #include "parse.h"
 #include "perfmap.h"
@@ -584,6 +587,109 @@ static void test_perfmap(void)
 	ltap_log_set_sink(NULL, NULL);
 }
 
+/* words of s joined by '|', or "sh:" + s when it needs the shell, or "error: why" */
+static const char *cmd_words(const char *s)
+{
+	static char out[512];
+	struct ltap_cmd c;
+	const char *why;
+
+	if (ltap_cmd_parse(s, &c, &why)) {
+		snprintf(out, sizeof out, "error: %s", why);
+		return out;
+	}
+	out[0] = 0;
+	if (c.shell) {
+		CHECK(c.argc == 3 && strcmp(c.argv[0], "/bin/sh") == 0 && strcmp(c.argv[1], "-c") == 0 && !c.argv[3]);
+		snprintf(out, sizeof out, "sh:%s", c.argv[2]);
+	} else {
+		CHECK(c.argv[c.argc] == NULL);
+		for (int i = 0; i < c.argc; i++)
+			snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "", c.argv[i]);
+	}
+	CHECK(strcmp(c.text, s) == 0);
+	ltap_cmd_free(&c);
+	return out;
+}
+
+static void test_command(void)
+{
+	/* words as sh splits them: quotes and backslashes are not shell syntax */
+	CHECK(strcmp(cmd_words("prog a  b\tc"), "prog|a|b|c") == 0);
+	CHECK(strcmp(cmd_words("python3 -c x=1"), "python3|-c|x=1") == 0);
+	CHECK(strcmp(cmd_words("dd if=/dev/zero of=/dev/null bs=1M count=10"), "dd|if=/dev/zero|of=/dev/null|bs=1M|count=10") == 0);
+	CHECK(strcmp(cmd_words("python3 -c 'print(1); x = \"a b\"'"), "python3|-c|print(1); x = \"a b\"") == 0);
+	CHECK(strcmp(cmd_words("echo \"it's\" 'say \"hi\"' a\\ b \\$HOME \"a\\\"b\\\\c\\d\""), "echo|it's|say \"hi\"|a b|$HOME|a\"b\\c\\d") == 0);
+	CHECK(strcmp(cmd_words("echo '' \"\" x"), "echo|||x") == 0);
+	CHECK(strcmp(cmd_words("prog a#b c~ d=e 100%"), "prog|a#b|c~|d=e|100%") == 0);
+	CHECK(strcmp(cmd_words("'x=1' prog"), "x=1|prog") == 0);
+	CHECK(strcmp(cmd_words("prog a\\\nb"), "prog|ab") == 0);
+	/* real shell syntax: /bin/sh -c */
+	CHECK(strcmp(cmd_words("prog; true"), "sh:prog; true") == 0);
+	CHECK(strcmp(cmd_words("a | b"), "sh:a | b") == 0);
+	CHECK(strcmp(cmd_words("a && b"), "sh:a && b") == 0);
+	CHECK(strcmp(cmd_words("a > f"), "sh:a > f") == 0);
+	CHECK(strcmp(cmd_words("a <f"), "sh:a <f") == 0);
+	CHECK(strcmp(cmd_words("(a)"), "sh:(a)") == 0);
+	CHECK(strcmp(cmd_words("echo $HOME"), "sh:echo $HOME") == 0);
+	CHECK(strcmp(cmd_words("echo \"$HOME\""), "sh:echo \"$HOME\"") == 0);
+	CHECK(strcmp(cmd_words("echo `id`"), "sh:echo `id`") == 0);
+	CHECK(strcmp(cmd_words("ls *.c"), "sh:ls *.c") == 0);
+	CHECK(strcmp(cmd_words("ls a?"), "sh:ls a?") == 0);
+	CHECK(strcmp(cmd_words("ls [ab]"), "sh:ls [ab]") == 0);
+	CHECK(strcmp(cmd_words("ls ~/x"), "sh:ls ~/x") == 0);
+	CHECK(strcmp(cmd_words("prog # comment"), "sh:prog # comment") == 0);
+	CHECK(strcmp(cmd_words("X=1 prog"), "sh:X=1 prog") == 0);
+	CHECK(strcmp(cmd_words("exit 3"), "sh:exit 3") == 0);
+	CHECK(strcmp(cmd_words("cd /tmp"), "sh:cd /tmp") == 0);
+	CHECK(strcmp(cmd_words("while true"), "sh:while true") == 0);
+	CHECK(strcmp(cmd_words("a\nb"), "sh:a\nb") == 0);
+	/* quoted, the same characters are words */
+	CHECK(strcmp(cmd_words("echo 'a|b;c' \"*\" '$x' \\*"), "echo|a|b;c|*|$x|*") == 0);
+	CHECK(strcmp(cmd_words("'exit' 3"), "exit|3") == 0);
+	/* mistakes */
+	CHECK(strcmp(cmd_words("echo 'a"), "error: a ' is not closed") == 0);
+	CHECK(strcmp(cmd_words("echo \"a"), "error: a \" is not closed") == 0);
+	CHECK(strcmp(cmd_words("  "), "error: no command") == 0);
+	CHECK(strcmp(cmd_words(""), "error: no command") == 0);
+	{
+		const char *argv[] = {"prog", "a b", "$x"};
+		struct ltap_cmd c;
+		CHECK(ltap_cmd_from_argv(3, argv, &c) == 0 && !c.shell && c.argc == 3 && strcmp(c.argv[1], "a b") == 0 &&
+		      strcmp(c.argv[2], "$x") == 0 && !c.argv[3] && strcmp(c.text, "prog a b $x") == 0);
+		ltap_cmd_free(&c);
+		CHECK(ltap_cmd_from_argv(0, argv, &c) == -EINVAL);
+	}
+}
+
+static void test_gate(void)
+{
+	struct ltap_gate g;
+
+	ltap_gate_init(&g);
+	CHECK(!g.active && !ltap_gate_drop(&g, 0, LTAP_GATE_EVENT));
+	ltap_gate_hold(&g, 100);
+	CHECK(g.active);
+	/* before the exec: dropped; other tasks pass */
+	CHECK(ltap_gate_drop(&g, 100, LTAP_GATE_EVENT) == 1);
+	CHECK(ltap_gate_drop(&g, 101, LTAP_GATE_EVENT) == 0);
+	/* the rename of the exec opens it, and counts */
+	CHECK(ltap_gate_drop(&g, 100, LTAP_GATE_EXEC) == 0);
+	CHECK(!g.active && ltap_gate_drop(&g, 100, LTAP_GATE_EVENT) == 0);
+	/* a held task that exits before its exec: nothing of it counts */
+	ltap_gate_hold(&g, 200);
+	CHECK(ltap_gate_drop(&g, 200, LTAP_GATE_EXIT) == 1 && g.nwait == 0 && !g.active);
+	/* a new task of a held number: the held one is gone */
+	ltap_gate_hold(&g, 100);
+	ltap_gate_newtask(&g, 100);
+	CHECK(!g.active && ltap_gate_drop(&g, 100, LTAP_GATE_EVENT) == 0);
+	/* a bounded list: the oldest held goes first */
+	for (int i = 0; i < LTAP_GATE_WAIT + 1; i++)
+		ltap_gate_hold(&g, 300 + i);
+	CHECK(g.nwait == LTAP_GATE_WAIT && ltap_gate_drop(&g, 300, LTAP_GATE_EVENT) == 0 &&
+	      ltap_gate_drop(&g, 300 + LTAP_GATE_WAIT, LTAP_GATE_EVENT) == 1);
+}
+
 int main(int argc, char **argv)
 {
 	test_duration();
@@ -595,6 +701,8 @@ int main(int argc, char **argv)
 	test_ringpage();
 	test_ringpage_damaged();
 	test_perfmap();
+	test_command();
+	test_gate();
 	if (argc > 3) {
 		test_symbols(argv[1], argv[2]);
 		test_elf(argv[3]);

@@ -246,6 +246,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		.timer = ltap_dispatch_timer,
 		.child = ctx_child,
 		.batch = ctx_batch,
+		.skip = ltap_skip_event,
 	};
 	struct ltap_loop_hooks h = hooks;
 	struct ltap_stream **ss;

@@ -193,6 +193,8 @@ void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *
  * (filter.c); 0, or -1 with a logged reason naming the probe. */
 int ltap_probe_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
+/* whether a handler would have taken r (loop.h's skip hook) */
+int ltap_skip_event(void *ud, const struct ltap_rec *r);
 int ltap_probes_attach(struct ltap_ctx *ctx);
 void ltap_probes_free(struct ltap_ctx *ctx);
 /* event.c */

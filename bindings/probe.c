@@ -496,6 +496,23 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	return ctx->failed || ctx->exit_called;
 }
 
+int ltap_skip_event(void *ud, const struct ltap_rec *r)
+{
+	struct ltap_ctx *ctx = ud;
+	struct ltap_evdesc *d;
+	uint16_t id;
+
+	memcpy(&id, r->data, sizeof id);
+	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+		return 0;
+	if (ctx->gate.active && probe_gated(ctx, d, r))
+		return 0;
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same)
+		if (!p->ufilter || ltap_filter_match(p->ufilter, r->data, (int)r->size, r->cpu))
+			return 1;
+	return 0;
+}
+
 static struct ltap_evdesc *probe_internal(struct ltap_ctx *ctx, const char *spec, int kind,
 					  const char *pidf, const char *commf, const char *flagsf)
 {

@@ -356,8 +356,10 @@ static uint64_t loop_skip_rest(struct ltap_loop *loop)
 		struct ltap_stream *s = loop->streams[i];
 		s->ops->fill(s);
 		while (s->has && !loop->halted) {
-			s->skipped++;
-			total++;
+			if (!loop->hooks.skip || loop->hooks.skip(loop->hooks.ud, &s->cur)) {
+				s->skipped++;
+				total++;
+			}
 			s->ops->advance(s);
 			if (!s->has)
 				s->ops->fill(s);

@@ -19,6 +19,9 @@ struct ltap_loop_hooks {
 	void (*child)(void *ud);
 	/* After each batch of ltap_loop_run (optional). */
 	void (*batch)(void *ud);
+	/* An event the final drain had no time for: non-zero when a handler
+	 * would have taken it, so it counts as lost (optional: all count). */
+	int (*skip)(void *ud, const struct ltap_rec *r);
 };
 
 /* An event newer than a drain's clock minus this waits for the next drain

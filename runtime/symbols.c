@@ -556,7 +556,8 @@ void ltap_symbols_fork(struct ltap_symbols *s, int ppid, int pid)
 
 	if (!parent || !child || parent == child || proc_reserve(child, parent->n))
 		return;
-	memcpy(child->maps, parent->maps, (size_t)parent->n * sizeof *child->maps);
+	if (parent->n) /* a parent with no mapping known has no array to copy */
+		memcpy(child->maps, parent->maps, (size_t)parent->n * sizeof *child->maps);
 	child->n = parent->n;
 	child->read_proc = parent->read_proc;
 }

@@ -443,7 +443,9 @@ local SCRIPT = [[
   function search(t) {
     if (t != null) term = t;
     if (term == null) return 0;
-    var re = new RegExp(term, ignorecase ? "i" : ""), hits = [], sum = 0, end = -1;
+    var re, hits = [], sum = 0, end = -1;
+    try { re = new RegExp(term, ignorecase ? "i" : ""); }
+    catch (e) { matched.textContent = "Bad pattern: " + term; matched.classList.remove("hide"); return 0; }
     info.forEach(function (f) {
       if (re.test(f.name)) { f.r.setAttribute("fill", SEARCH_FILL); hits.push(f); }
       else f.r.setAttribute("fill", f.fill);

@@ -52,9 +52,13 @@ run_ltap $WORK/out $WORK/err profile -F 499 -c "$PROGS/badchain 0.5" --folded $W
 expect_eq "badchain exit" 0 "$RC"
 cat $WORK/bad.folded
 expect_grep "cut at the unmapped frame" '^badchain;\[unknown\];spin_on_bad_frame [0-9]+$' $WORK/bad.folded
-# command and user frames (kernel ones, "_[k]", may sit on top)
+# every sample in spin_on_bad_frame is cut there (kernel frames, "_[k]",
+# may sit on top); a few others (main calling clock_gettime) are short
+bad=$(grep -c 'spin_on_bad_frame' $WORK/bad.folded || true)
+cut=$(grep -c '^badchain;\[unknown\];spin_on_bad_frame\( \|;[^ ]*_\[k\] \)' $WORK/bad.folded || true)
+expect_eq "stacks through spin_on_bad_frame, all cut" "$bad" "$cut"
 deepest=$(awk '{ n = split($1, f, ";"); u = 0; for (i = 1; i <= n; i++) u += f[i] !~ /_\[k\]$/; if (u > d) d = u } END { print d }' $WORK/bad.folded)
-[ "$deepest" -eq 3 ] || fail "a stack of $deepest user frames"
+[ "$deepest" -le 8 ] || fail "a stack of $deepest user frames"
 height=$(grep -o -m1 '<svg [^>]* height="[0-9]*"' $WORK/bad.svg | sed 's/.*height="\([0-9]*\)"/\1/')
 echo "badchain: at most $deepest user frames, SVG height $height"
 [ "$height" -le 400 ] || fail "SVG height $height"

@@ -75,6 +75,47 @@ local function strip_args(f)
   end
 end
 
+-- The frames of one frame line, root first ("a->b": a calls the inlined b),
+-- named by the Perl's rules; o: the options, read: the line source (for
+-- --srcline). unknown: no symbol and no module, which takes no source line.
+local function tidy_frames(o, raw, mod, pc, java, read, parts)
+  local np = folded.split(raw, "->", parts) -- perf's inline chain
+  local frames, unknown = {}, false
+  for i = 1, np do
+    local func = parts[i]
+    if func == "[unknown]" then
+      if mod ~= "[unknown]" then
+        func = gsub(mod, "^.*/", "")
+      else
+        func, unknown = "unknown", true
+      end
+      func = o.addrs and ("[" .. func .. " <" .. pc .. ">]") or ("[" .. func .. "]")
+    end
+    if find(func, "[;\"'(]") then
+      func = gsub(func, ";", ":")
+      if not find(func, "%.%(.*%)%.") then func = strip_args(func) end
+      func = gsub(func, "[\"']", "")
+    end
+    if java and find(func, "/", 1, true) then func = gsub(func, "^L", "") end
+    if i > 1 then
+      if not find(func, "_[i]", 1, true) then func = func .. "_[i]" end
+    elseif o.kernel and (find(mod, "^%[") or find(mod, "vmlinux$")) and not find(mod, "unknown", 1, true) then
+      func = func .. "_[k]"
+    elseif o.jit and find(mod, "/tmp/perf%-%d+%.map") then
+      if not find(func, "_[j]", 1, true) then func = func .. "_[j]" end
+    end
+    if o.srcline and not unknown then
+      local s = read()
+      if s then
+        s = gsub(gsub(gsub(s, "%[.-%]", ""), "^%s*", ""), "%s*$", "")
+        if s ~= "" then func = func .. ":" .. s end
+      end
+    end
+    frames[i] = func
+  end
+  return frames
+end
+
 -- read(src, opts) -> stack list (ltap.folded's: samples in input order, each
 -- with its count), info {unrecognized = N, first_unrecognized = LINE,
 -- event = the event kept, left_out = the first other event seen when the
@@ -83,15 +124,22 @@ function M.read(src, o)
   o = o or {}
   local next_line, err = folded.line_source(src)
   if not next_line then return nil, err end
-  local kernel, jit = o.kernel or o.all, o.jit or o.all
   local with_pid, with_tid, addrs, srcline = o.pid, o.tid, o.addrs, o.srcline
+  local to = {kernel = o.kernel or o.all, jit = o.jit or o.all, addrs = addrs, srcline = srcline}
+  local cache = {[true] = {}, [false] = {}} -- java?, module, name -> frames
   local filter, defaulted, left_out = o.event_filter or "", false, nil
   local stacks, counts, n = {}, {}, 0
   local stack, depth = {}, 0          -- frames, leaf first
   local pname, period = nil, 1
   local parts = {}
-  local info = {unrecognized = 0}
   local lineno = 0
+  local function read_line()
+    local l = next_line()
+    if l then lineno = lineno + 1 end
+    return l
+  end
+  local function tidy(raw, mod, pc, java) return tidy_frames(to, raw, mod, pc, java, read_line, parts) end
+  local info = {unrecognized = 0}
 
   local function flush()
     if pname then
@@ -138,43 +186,20 @@ function M.read(src, o)
         elseif pname then
           raw = gsub(raw, "%+0x%x+$", "")
           if sub(raw, 1, 1) ~= "(" then
-            local np = folded.split(raw, "->", parts) -- perf's inline chain
-            local java = find(pname, "^java")
-            -- the frames of one line, root first: a->b is a calling (inlined) b
-            local line_frames, unknown = {}, false
-            for i = 1, np do
-              local func = parts[i]
-              if func == "[unknown]" then
-                if mod ~= "[unknown]" then
-                  func = gsub(mod, "^.*/", "")
-                else
-                  func, unknown = "unknown", true
-                end
-                func = addrs and ("[" .. func .. " <" .. pc .. ">]") or ("[" .. func .. "]")
-              end
-              func = gsub(func, ";", ":")
-              if not find(func, "%.%(.*%)%.") then func = strip_args(func) end
-              func = gsub(func, "[\"']", "")
-              if java and find(func, "/", 1, true) then func = gsub(func, "^L", "") end
-              if i > 1 then
-                if not find(func, "_[i]", 1, true) then func = func .. "_[i]" end
-              elseif kernel and (find(mod, "^%[") or find(mod, "vmlinux$")) and not find(mod, "unknown", 1, true) then
-                func = func .. "_[k]"
-              elseif jit and find(mod, "/tmp/perf%-%d+%.map") then
-                if not find(func, "_[j]", 1, true) then func = func .. "_[j]" end
-              end
-              if srcline and not unknown then
-                local s = next_line()
-                if s then
-                  lineno = lineno + 1
-                  s = gsub(gsub(gsub(s, "%[.-%]", ""), "^%s*", ""), "%s*$", "")
-                  if s ~= "" then func = func .. ":" .. s end
-                end
-              end
-              line_frames[i] = func
+            local java = find(pname, "^java") ~= nil
+            -- the tidied frames of a (name, module) are the same every time,
+            -- unless they take the address or the next lines
+            local frames
+            if srcline or (addrs and find(raw, "[unknown]", 1, true)) then
+              frames = tidy(raw, mod, pc, java)
+            else
+              local bymod = cache[java][mod]
+              if not bymod then bymod = {}; cache[java][mod] = bymod end
+              frames = bymod[raw]
+              if not frames then frames = tidy(raw, mod, pc, java); bymod[raw] = frames end
             end
             -- stack is leaf first: the line's frames go in reverse
-            for i = np, 1, -1 do depth = depth + 1; stack[depth] = line_frames[i] end
+            for i = #frames, 1, -1 do depth = depth + 1; stack[depth] = frames[i] end
           end
         end
       end

@@ -37,7 +37,7 @@ local fg = require("ltap.flamegraph")
 local folded = require("ltap.folded")
 local perfscript = require("ltap.perfscript")
 
-local usage = "usage: flamegraph [--diff] [OPTIONS] [IN [OUT.svg]] (ltap flamegraph -h: ltap scripts; README)"
+local usage = "usage: flamegraph [--diff] [OPTIONS] [IN [OUT.svg]] (the options: README, Flame graphs)"
 local spec = {diff = "flag", title = "value", subtitle = "value", width = "number", height = "number",
   minwidth = "value", countname = "value", nametype = "value", colors = "value", bgcolors = "value",
   hash = "flag", reverse = "flag", inverted = "flag", flamechart = "flag", negate = "flag",
@@ -67,7 +67,7 @@ local perf_opts = {pid = o.pid, tid = o.tid, addrs = o.addrs, kernel = o.kernel,
   srcline = o.srcline, event_filter = o["event-filter"]}
 -- a bad option value fails now, before any input is read
 local ok, err = pcall(fg.svg, {}, graph)
-if not ok then error(tostring(err):gsub("^.-flamegraph: ", "flamegraph: "), 0) end
+if not ok then error((tostring(err):gsub("^.-flamegraph: ", "flamegraph: ")), 0) end
 
 local function warn(fmt, ...) io.stderr:write("flamegraph: ", string.format(fmt, ...), "\n") end
 

@@ -36,7 +36,7 @@ local M = {}
 
 local folded = require("ltap.folded")
 
-local find, sub, format, byte, rep = string.find, string.sub, string.format, string.byte, string.rep
+local find, sub, format, byte = string.find, string.sub, string.format, string.byte
 local floor, abs, max, min = math.floor, math.abs, math.max, math.min
 local concat = table.concat
 
@@ -60,10 +60,10 @@ local function commas(s)
   return sign .. out:gsub("^,", "")
 end
 
-local PALETTES = {hot = 1, mem = 1, io = 1, wakeup = 1, chain = 1, java = 1, js = 1, perl = 1, red = 1,
-  green = 1, blue = 1, aqua = 1, yellow = 1, purple = 1, orange = 1}
 M.palettes = {"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue", "aqua",
   "yellow", "purple", "orange"}
+local PALETTES = {}
+for _, p in ipairs(M.palettes) do PALETTES[p] = true end
 local BACKGROUNDS = {yellow = {"#eeeeee", "#eeeeb0"}, blue = {"#eeeeee", "#e0e0ff"},
   green = {"#eef2ee", "#e0ffe0"}, grey = {"#f8f8f8", "#e8e8e8"}}
 local MIN_ROW = 12 -- px: the lowest frame that still shows a (smaller) label

@@ -306,7 +306,10 @@ int main(int argc, char **argv)
 			}
 			opt.buffer_kb = (size_t)(v / 1024);
 			break;
-		case 'v': opt.verbose = 1; break;
+		case 'v':
+			opt.verbose = 1;
+			ltap_log_set_verbosity(LTAP_LOG_DEBUG);
+			break;
 		case 'U': opt.ordered = 0; break;
 		case 'I': opt.input = optarg; break;
 		case 'R': opt.record = optarg; break;

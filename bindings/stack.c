@@ -50,8 +50,12 @@ static void stack_push_frame(lua_State *L, struct ltap_ctx *ctx, int pid, uint64
 
 #define MAX_FRAMES 512
 
-/* The frames of r, leaf first, without the context markers. */
-static int stack_frames(const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern)
+/* The frames of r, leaf first, without the context markers. A user frame
+ * outside every mapping of the process ends the chain: the frame-pointer
+ * walk went astray there (code built without frame pointers, such as
+ * Debian's libc), and what follows is stack garbage, often up to the
+ * kernel's limit of 127 frames. That frame stays, as "[unknown]". */
+static int stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern)
 {
 	int kernel = 0, n = 0;
 
@@ -63,6 +67,8 @@ static int stack_frames(const struct ltap_rec *r, uint64_t *addrs, unsigned char
 		}
 		addrs[n] = a;
 		kern[n++] = (unsigned char)kernel;
+		if (!kernel && !ltap_symbols_mapped(ctx->syms, r->pid, a))
+			break;
 	}
 	return n;
 }
@@ -74,17 +80,16 @@ static void stack_add_clean(luaL_Buffer *b, const char *s, size_t len, const cha
 		luaL_addchar(b, strchr(bad, s[i]) ? to : s[i]);
 }
 
-/* The folded name of a frame: the same as stdlib/folded.lua's frame_name. */
-static void stack_add_name(luaL_Buffer *b, struct ltap_ctx *ctx, int pid, uint64_t addr, int kernel)
+/* The folded name of a frame, the one rule of ltap's folded stacks: the
+ * symbol with ';' made ':', else "[module]" (the file's base name), else
+ * "[unknown]"; "_[k]" after kernel frames (stackcollapse-perf.pl --all). */
+static void stack_add_folded_name(luaL_Buffer *b, const char *name, const char *module, int kernel)
 {
-	struct ltap_sym sym;
-	int known = ltap_symbols_lookup(ctx->syms, pid, addr, 0, &sym) == 0;
-
-	if (known && sym.name) {
-		stack_add_clean(b, sym.name, strlen(sym.name), ";", ':');
-	} else if (known && sym.module) {
-		const char *base = strrchr(sym.module, '/');
-		base = base ? base + 1 : sym.module;
+	if (name) {
+		stack_add_clean(b, name, strlen(name), ";", ':');
+	} else if (module) {
+		const char *base = strrchr(module, '/');
+		base = base ? base + 1 : module;
 		luaL_addchar(b, '[');
 		stack_add_clean(b, base, strlen(base), ";", ':');
 		luaL_addchar(b, ']');
@@ -95,12 +100,21 @@ static void stack_add_name(luaL_Buffer *b, struct ltap_ctx *ctx, int pid, uint64
 		luaL_addstring(b, "_[k]");
 }
 
+static void stack_add_name(luaL_Buffer *b, struct ltap_ctx *ctx, int pid, uint64_t addr, int kernel)
+{
+	struct ltap_sym sym;
+
+	if (ltap_symbols_lookup(ctx->syms, pid, addr, 0, &sym) != 0)
+		sym.name = sym.module = NULL;
+	stack_add_folded_name(b, sym.name, sym.module, kernel);
+}
+
 /* "comm;root;...;leaf", built in one buffer, no table per frame. */
 static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx)
 {
 	uint64_t addrs[MAX_FRAMES];
 	unsigned char kern[MAX_FRAMES];
-	int n = stack_frames(r, addrs, kern);
+	int n = stack_frames(ctx, r, addrs, kern);
 	size_t len;
 	const char *comm = lua_tolstring(L, comm_idx, &len);
 	luaL_Buffer b;
@@ -126,7 +140,7 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
 	if (which == STACK_FOLDED)
 		return stack_folded(L, ctx, r, arg);
-	n = stack_frames(r, addrs, kern);
+	n = stack_frames(ctx, r, addrs, kern);
 	if (which == STACK_FRAME) {
 		if (arg < 1 || arg > n)
 			return 0;
@@ -171,6 +185,19 @@ static int stack_sym(lua_State *L)
 	return 5;
 }
 
+/* ltap.folded_name(SYM, MODULE, KERNEL): the folded name of a frame, by the
+ * rule e:folded() follows (stdlib/folded.lua's frame_name calls it). */
+static int stack_folded_name(lua_State *L)
+{
+	const char *name = luaL_optstring(L, 1, NULL), *module = luaL_optstring(L, 2, NULL);
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	stack_add_folded_name(&b, name, module, lua_toboolean(L, 3));
+	luaL_pushresult(&b);
+	return 1;
+}
+
 static const luaL_Reg stack_funcs[] = {
 	{"sym", stack_sym},
 	{NULL, NULL},
@@ -180,5 +207,9 @@ void ltap_open_stack(lua_State *L)
 {
 	lua_pushglobaltable(L);
 	luaL_setfuncs(L, stack_funcs, 0);
+	lua_pop(L, 1);
+	lua_getglobal(L, "ltap");
+	lua_pushcfunction(L, stack_folded_name);
+	lua_setfield(L, -2, "folded_name");
 	lua_pop(L, 1);
 }

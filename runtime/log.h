@@ -2,7 +2,7 @@
 #ifndef LTAP_LOG_H
 #define LTAP_LOG_H
 
-enum ltap_log_level { LTAP_LOG_NONE = -1, LTAP_LOG_ERROR, LTAP_LOG_WARN, LTAP_LOG_INFO };
+enum ltap_log_level { LTAP_LOG_NONE = -1, LTAP_LOG_ERROR, LTAP_LOG_WARN, LTAP_LOG_INFO, LTAP_LOG_DEBUG };
 
 /* Messages read "component: action object: reason"; "ltap: " is prefixed. */
 void ltap_log(enum ltap_log_level level, const char *fmt, ...)
@@ -16,5 +16,7 @@ enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max);
 #define ltap_err(...) ltap_log(LTAP_LOG_ERROR, __VA_ARGS__)
 #define ltap_warn(...) ltap_log(LTAP_LOG_WARN, __VA_ARGS__)
 #define ltap_info(...) ltap_log(LTAP_LOG_INFO, __VA_ARGS__)
+/* shown with -v only */
+#define ltap_debug(...) ltap_log(LTAP_LOG_DEBUG, __VA_ARGS__)
 
 #endif

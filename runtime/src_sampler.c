@@ -11,6 +11,7 @@
 #include "src_sampler.h"
 
 #include "log.h"
+#include "notself.h"
 #include "ring.h"
 #include "symbols.h"
 
@@ -48,6 +49,8 @@ struct ltap_sampler {
 	int nids;
 	struct ltap_symbols *syms;
 	int on_exec; /* enabled by the kernel at the target's exec */
+	uint32_t self; /* ltap's pid: its own samples are left out */
+	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
 };
 
 static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h)
@@ -112,6 +115,11 @@ static void stream_advance(struct ltap_stream *st)
 		/* id, ip, pid|tid, time, cpu|res, nr, ips[nr], raw size, raw */
 		nr = v[5];
 		if (48 + nr * 8 + 4 > (uint64_t)h->size - sizeof *h)
+			continue;
+		/* ltap reading its rings, symbolizing, running the script: a profile
+		 * of the system is not about that, as the tracepoint path's filter
+		 * (common_pid != ltap) says too */
+		if ((uint32_t)v[2] == c->owner->self)
 			continue;
 		raw = (const char *)(v + 6 + nr);
 		memcpy(&rawsize, raw, sizeof rawsize);
@@ -239,6 +247,13 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 		ltap_err("sampler: cannot share the ring of cpu %d: %s", cpu, strerror(-err));
 		return err;
 	}
+	/* system-wide profiles: ltap's samples stop in the kernel when BPF
+	 * allows (stream_advance drops them otherwise) */
+	if (e->tp_id < 0 && pid == -1 && s->notself >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_BPF, s->notself) < 0) {
+		ltap_debug("sampler: ltap's own samples are left out in user space (BPF filter: %s)", strerror(errno));
+		close(s->notself);
+		s->notself = -errno;
+	}
 	if (e->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter) < 0) {
 		ltap_err("probe %s: bad filter '%s'", e->name, e->filter);
 		return -EINVAL;
@@ -271,6 +286,15 @@ struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int
 		return NULL;
 	s->syms = syms;
 	s->on_exec = on_exec && npids > 0;
+	s->self = (uint32_t)getpid();
+	s->notself = -ENOENT;
+	for (int i = 0; i < nev && npids == 0; i++)
+		if (evs[i].tp_id < 0) {
+			if ((s->notself = ltap_notself_open()) < 0)
+				ltap_debug("sampler: ltap's own samples are left out in user space (BPF: %s)",
+					  strerror(-s->notself));
+			break;
+		}
 	s->cpus = calloc((size_t)ncpu, sizeof *s->cpus);
 	s->streams = calloc((size_t)ncpu, sizeof *s->streams);
 	if (!s->cpus || !s->streams)
@@ -314,6 +338,8 @@ void ltap_sampler_close(struct ltap_sampler *s)
 		return;
 	for (int i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
+	if (s->notself >= 0)
+		close(s->notself);
 	if (s->cpus) {
 		int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 		for (int i = 0; i < ncpu; i++)

@@ -572,6 +572,20 @@ void ltap_symbols_exec(struct ltap_symbols *s, int pid)
 	}
 }
 
+int ltap_symbols_mapped(struct ltap_symbols *s, int pid, uint64_t addr)
+{
+	struct ltap_sym unused;
+	struct proc *p;
+
+	if (addr >= LTAP_KERNEL_ADDR)
+		return 1;
+	if (pid <= 0 || !(p = proc_get(s, pid)))
+		return 0;
+	if (!proc_find(p, addr) && !p->read_proc)
+		proc_read_maps(s, p);
+	return proc_find(p, addr) || jit_lookup(p, addr, &unused) == 0;
+}
+
 int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
 			struct ltap_sym *out)
 {

@@ -40,6 +40,11 @@ void ltap_symbols_exec(struct ltap_symbols *s, int pid);
 int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
 			struct ltap_sym *out);
 
+/* 1 when addr lies in a mapping (or JIT map) known for process pid, or in
+ * the kernel: a return address outside every mapping ends a frame-pointer
+ * walk that went astray. */
+int ltap_symbols_mapped(struct ltap_symbols *s, int pid, uint64_t addr);
+
 /* Kernel addresses start here on x86-64 and arm64. */
 #define LTAP_KERNEL_ADDR 0xffff800000000000ull
 

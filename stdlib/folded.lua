@@ -2,21 +2,23 @@
 -- inferno: one line per distinct stack, "comm;root;...;leaf COUNT".
 --
 -- A folded table maps the stack string (root first, the command name first
--- of all) to its sample count: the input of ltap.flamegraph too. Kernel
--- frames carry the "_[k]" suffix that stackcollapse-perf.pl --all gives
--- them, so flame graphs colour them apart; a frame without a symbol is
--- "[module]" (its file's base name) or "[unknown]", as perf's tools print.
+-- of all) to its sample count: the input of ltap.flamegraph too. Frame names
+-- follow one rule, ltap.folded_name (in C, the same code as e:folded()):
+-- the symbol with ";" made ":", else "[module]" (its file's base name), else
+-- "[unknown]"; kernel frames carry the "_[k]" suffix that
+-- stackcollapse-perf.pl --all gives them, so flame graphs colour them apart.
+--
+-- A stack list, what read() returns, keeps the lines in input order (a flame
+-- chart needs it): {stacks = {s1, ...}, counts = {n1, ...}, before = {b1, ...}
+-- or nil}; "before" holds the first column of difffolded.pl's two-column
+-- lines ("stack BEFORE AFTER").
 local M = {}
+
+local folded_name = ltap.folded_name
 
 -- The folded name of one frame (a table of e:stack()).
 function M.frame_name(f)
-  local name = f.sym
-  if not name then
-    name = f.module and ("[" .. f.module:match("[^/]*$") .. "]") or "[unknown]"
-  end
-  name = name:gsub(";", ":")
-  if f.kernel then name = name .. "_[k]" end
-  return name
+  return folded_name(f.sym, f.module, f.kernel)
 end
 
 -- Adds n (default 1) samples of frames (leaf first, as e:stack() gives them) in comm.
@@ -34,23 +36,122 @@ function M.add(t, e, n)
   t[key] = (t[key] or 0) + (n or 1)
 end
 
+-- A count as FlameGraph's Perl prints it: 3, not 3.0; 0.25 as 0.25.
+function M.count_text(n)
+  if math.type(n) == "float" then
+    if n == math.floor(n) and math.abs(n) < 2 ^ 53 then return string.format("%d", n) end
+    return string.format("%.15g", n)
+  end
+  return tostring(n)
+end
+local count_text = M.count_text
+
 -- The lines "stack count", sorted by stack (the order stackcollapse prints).
 function M.lines(t)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
   table.sort(keys)
-  for i, k in ipairs(keys) do keys[i] = k .. " " .. t[k] end
+  for i, k in ipairs(keys) do keys[i] = k .. " " .. count_text(t[k]) end
   return keys
 end
 
--- Writes the folded lines to path; returns the number of lines, or nil, message.
+-- Writes the folded lines to path (io.stdout for "-"); returns the number
+-- of lines, or nil, message.
 function M.write(t, path)
-  local f, err = io.open(path, "w")
+  local f, err = io.stdout, nil
+  if path ~= "-" then f, err = io.open(path, "w") end
   if not f then return nil, err end
   local lines = M.lines(t)
   for _, l in ipairs(lines) do f:write(l, "\n") end
-  f:close()
+  if f ~= io.stdout then f:close() end
   return #lines
+end
+
+-- The lines of src: a path ("-" for standard input), a table of lines, or an
+-- iterator of lines. nil, message when the file cannot be opened.
+function M.line_source(src)
+  if type(src) == "table" then
+    local i = 0
+    return function() i = i + 1; return src[i] end
+  elseif type(src) == "function" then
+    return src
+  elseif src == "-" then
+    return io.stdin:lines()
+  end
+  local f, err = io.open(src)
+  if not f then return nil, err end
+  return f:lines()
+end
+
+-- split(s, sep, out) -> n: the fields of s between the (plain) separators,
+-- in out[1..n], as Perl's split gives them, so as FlameGraph's scripts read
+-- stacks: blank fields kept ("a;;b"), trailing blank ones dropped.
+function M.split(s, sep, out)
+  local n, pos, find, sub = 0, 1, string.find, string.sub
+  while true do
+    local a, b = find(s, sep, pos, true)
+    n = n + 1
+    if not a then out[n] = sub(s, pos); break end
+    out[n] = sub(s, pos, a - 1)
+    pos = b + 1
+  end
+  while n > 0 and out[n] == "" do n = n - 1 end
+  return n
+end
+
+-- One line: "stack count", or "stack before after" (difffolded.pl). Counts
+-- may be fractional ("12.5"), frame names blank ("a;;b"): as flamegraph.pl
+-- reads them. Returns stack, count, before (nil for one column), or nothing.
+local function parse(l)
+  local stack, n = l:match("^(.-)%s+(%d+%.?%d*)%s*$")
+  if not stack then return end
+  local s2, n0 = stack:match("^(.-)%s+(%d+%.?%d*)$")
+  if s2 then return s2, tonumber(n), tonumber(n0) end
+  return stack, tonumber(n)
+end
+M.parse_line = parse
+
+-- read(src) -> stack list (see the top), or nil, message. Lines that are not
+-- "stack count" are counted in list.ignored (list.first_bad: the first one's
+-- number), as flamegraph.pl ignores them.
+function M.read(src)
+  local next_line, err = M.line_source(src)
+  if not next_line then return nil, err end
+  local stacks, counts, before = {}, {}, nil
+  local n, ignored, first_bad, lineno = 0, 0, nil, 0
+  for l in next_line do
+    lineno = lineno + 1
+    if l:find("%S") then
+      local stack, c, c0 = parse(l)
+      if stack then
+        n = n + 1
+        stacks[n], counts[n] = stack, c
+        if c0 then
+          if not before then before = {}; for i = 1, n - 1 do before[i] = counts[i] end end
+          before[n] = c0
+        elseif before then
+          before[n] = c -- a one-column line among two-column ones: no change
+        end
+      else
+        ignored = ignored + 1
+        first_bad = first_bad or lineno
+      end
+    end
+  end
+  return {stacks = stacks, counts = counts, before = before, ignored = ignored, first_bad = first_bad}
+end
+
+-- merge(list) -> folded table (stack -> count), and the table of "before"
+-- counts when the list has two columns.
+function M.merge(list)
+  local t, b = {}, list.before and {} or nil
+  local stacks, counts, before = list.stacks, list.counts, list.before
+  for i = 1, #stacks do
+    local s = stacks[i]
+    t[s] = (t[s] or 0) + counts[i]
+    if b then b[s] = (b[s] or 0) + before[i] end
+  end
+  return t, b
 end
 
 return M

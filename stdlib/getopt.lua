@@ -5,8 +5,8 @@
 --                          "usage: syscount [-i INTERVAL] [-n TOP] [-L]")
 --
 -- One-letter names are -x, longer ones --name; "flag" options are true when
--- given, "value" ones take the next argument, "number" ones a number, "list"
--- ones may repeat (a table of values). The other arguments come back in
+-- given, "value" ones take the next argument (or --name=VALUE), "number"
+-- ones a number, "list" ones may repeat (a table of values). The other arguments come back in
 -- order in `rest`. A bad option raises "NAME: ... (USAGE)", without a
 -- traceback position, so ltap prints one clear line.
 
@@ -17,13 +17,17 @@ return function(args, spec, usage)
   while args[i] ~= nil do
     local a = args[i]
     local key = a:match("^%-%-(.+)$") or (a:match("^%-(%a)$"))
+    local inline
+    if key and not spec[key] and key:find("=", 1, true) then key, inline = key:match("^([^=]*)=(.*)$") end
     if key and spec[key] then
       local kind = spec[key]
       if kind == "flag" then
+        if inline then fail("--" .. key .. " takes no value") end
         opts[key] = true
         i = i + 1
       else
         local v = args[i + 1]
+        if inline then v = inline; i = i - 1 end
         if v == nil then fail(a .. " needs a value") end
         if kind == "number" then
           v = tonumber(v) or fail(a .. " needs a number, not '" .. v .. "'")

@@ -443,9 +443,13 @@ static void test_symbols(const char *hot, const char *hot_src)
 	      strcmp(r.name, "cold_helper") == 0 && r.off == 2);
 	ltap_symbols_exec(s, child);
 	CHECK(ltap_symbols_lookup(s, child, base + cold, 0, &r) == -ENOENT);
-	/* a fork whose parent ltap knows nothing of: nothing to copy */
+	/* where a frame-pointer walk must end: outside every mapping */
+	CHECK(ltap_symbols_mapped(s, pid, base + spin) && ltap_symbols_mapped(s, pid, base + 0x4010));
+	CHECK(!ltap_symbols_mapped(s, pid, base + 0x100000) && !ltap_symbols_mapped(s, pid, 0x10));
+	CHECK(ltap_symbols_mapped(s, 0, LTAP_KERNEL_ADDR + 1) && !ltap_symbols_mapped(s, 999999999, base));
+	/* the fork of a process with no mapping known (memcpy from NULL before) */
 	ltap_symbols_fork(s, 999999904, 999999905);
-	CHECK(ltap_symbols_lookup(s, 999999905, base + cold, 0, &r) == -ENOENT);
+	CHECK(ltap_symbols_lookup(s, 999999905, base + spin, 0, &r) == -ENOENT);
 
 	/* a million cached frames */
 	t0 = now_s();
@@ -467,6 +471,7 @@ static void test_symbols(const char *hot, const char *hot_src)
 	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000002000ull, 0, &r) == 0 &&
 	      strcmp(r.name, "LazyCompile:*run app.js:3") == 0);
 	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000003000ull, 0, &r) == -ENOENT);
+	CHECK(ltap_symbols_mapped(s, jitpid, 0x7f0000002010ull) && !ltap_symbols_mapped(s, jitpid, 0x7f0000003000ull));
 	unlink(path);
 
 	/* kallsyms: a function's address, plus one */

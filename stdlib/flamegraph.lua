@@ -76,12 +76,22 @@ local svg_options = {title = "string", subtitle = "string", width = "number", he
   inverted = "boolean", flamechart = "boolean", negate = "boolean", normalize = "boolean",
   diff = "string", fonttype = "string", fontsize = "number", fontwidth = "number"}
 
+-- How far up the stack the first caller outside this module is, counted
+-- from the function calling this one: an option's error points at the
+-- script, whether it called svg, write or diff.
+local function script_level()
+  local here, l = debug.getinfo(1, "S").source, 3
+  while debug.getinfo(l, "S") and debug.getinfo(l, "S").source == here do l = l + 1 end
+  return l - 1
+end
+
 local function options(o)
-  ltap.check_options(o, svg_options, "flamegraph", 3)
+  local level = script_level()
+  ltap.check_options(o, svg_options, "flamegraph", level)
   o = o or {}
   local c = {}
   for k, v in pairs(o) do c[k] = v end
-  local function bad(what) error("flamegraph: " .. what, 3) end
+  local function bad(what) error("flamegraph: " .. what, level + 1) end
   c.width = tonumber(o.width or 1200) or bad("bad width '" .. tostring(o.width) .. "'")
   c.height = tonumber(o.height or o.frame_height or 16) or bad("bad height '" .. tostring(o.height) .. "'")
   c.fontsize = tonumber(o.fontsize or 12) or bad("bad fontsize")

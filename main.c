@@ -39,12 +39,16 @@ static const char usage_text[] =
 	"  --input FILE   replay a saved trace: a trace.dat (trace-cmd, ltap --record),\n"
 	"                 or trace/trace_pipe text (- for standard input)\n"
 	"  --record FILE  also save the events of this live run as a trace.dat\n"
+	"  --serve [ADDR:]PORT  serve the script's metrics at http://ADDR:PORT/metrics\n"
+	"                 for Prometheus (ADDR 127.0.0.1 when only a port is given)\n"
+	"  --export-all   export every stats() aggregate the script makes (with --serve)\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"Script functions: probe(EVENT, [FILTER,] FN), every(INTERVAL, FN), after(DELAY, FN),\n"
 	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]),\n"
-	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]).\n"
+	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]),\n"
+	"metrics.counter/gauge/histogram(NAME, [OPTS]).\n"
 	"Probe specs: SYS:EVENT, u:PATH:FUNC, ur:PATH:FUNC, usdt:PATH:NAME, k:FUNC.\n"
 	"See README.md for the event object and examples.\n";
 
@@ -216,6 +220,8 @@ int main(int argc, char **argv)
 		{"format", required_argument, NULL, 'F'},
 		{"input", required_argument, NULL, 'I'},
 		{"record", required_argument, NULL, 'R'},
+		{"serve", required_argument, NULL, 'S'},
+		{"export-all", no_argument, NULL, 'X'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192};
@@ -262,6 +268,8 @@ int main(int argc, char **argv)
 		case 'U': opt.ordered = 0; break;
 		case 'I': opt.input = optarg; break;
 		case 'R': opt.record = optarg; break;
+		case 'S': opt.serve = optarg; break;
+		case 'X': opt.export_all = 1; break;
 		case 'F':
 			if (strcmp(optarg, "json") == 0)
 				opt.json = 1;
@@ -282,6 +290,10 @@ int main(int argc, char **argv)
 	}
 	if (opt.input && opt.record) {
 		ltap_err("--input and --record cannot be used together");
+		return 2;
+	}
+	if (opt.serve && opt.input) {
+		ltap_err("--serve serves a live run, not a replay (--input)");
 		return 2;
 	}
 	if (opt.pid && opt.command) {

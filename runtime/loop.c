@@ -25,6 +25,16 @@
 #define ORDER_SLACK 10000000ull   /* 10 ms */
 #define DRAIN_TICK 100000000ull   /* 100 ms: latency bound when rings fill slowly */
 #define MAX_TIMERS 256
+#define MAX_WATCHES 4
+
+/* an fd of the front end: its callback runs between batches */
+struct loop_watch {
+	int fd;               /* -1: free */
+	ltap_watch_fn fn;
+	void *ud;
+	uint64_t due;         /* 0: none */
+	int ready;
+};
 
 struct loop_timer {
 	int id;
@@ -39,6 +49,7 @@ struct ltap_loop {
 	int nstreams;
 	struct loop_timer timers[MAX_TIMERS];
 	int ntimers;
+	struct loop_watch watches[MAX_WATCHES];
 	int ordered;
 	volatile int stopping;
 	int halted;
@@ -66,6 +77,8 @@ struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks)
 		return NULL;
 	loop->hooks = *hooks;
 	loop->ordered = 1;
+	for (int i = 0; i < MAX_WATCHES; i++)
+		loop->watches[i].fd = -1;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	loop->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	loop->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -128,6 +141,48 @@ void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 	for (int i = 0; i < loop->ntimers; i++)
 		if (loop->timers[i].id == id)
 			loop->timers[i].active = 0;
+}
+
+int ltap_loop_watch(struct ltap_loop *loop, int fd, ltap_watch_fn fn, void *ud)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct loop_watch *w = &loop->watches[i];
+		int e;
+		if (w->fd >= 0)
+			continue;
+		if ((e = loop_watch(loop, fd, w)))
+			return e;
+		*w = (struct loop_watch){.fd = fd, .fn = fn, .ud = ud};
+		return i;
+	}
+	return -ENOSPC;
+}
+
+void ltap_loop_watch_due(struct ltap_loop *loop, int id, uint64_t at)
+{
+	loop->watches[id].due = at;
+}
+
+void ltap_loop_unwatch(struct ltap_loop *loop, int id)
+{
+	struct loop_watch *w = &loop->watches[id];
+	if (w->fd < 0)
+		return;
+	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	w->fd = -1;
+}
+
+/* The watches whose fd was readable or whose time came, after a batch. */
+static void loop_run_watches(struct ltap_loop *loop, uint64_t now)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct loop_watch *w = &loop->watches[i];
+		if (w->fd < 0 || !(w->ready || (w->due && w->due <= now)))
+			continue;
+		w->ready = 0;
+		w->due = 0;
+		w->fn(w->ud);
+	}
 }
 
 void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered)
@@ -247,6 +302,9 @@ static void loop_arm(struct ltap_loop *loop, uint64_t now)
 
 	if (t && t->due + ORDER_SLACK < at)
 		at = t->due + ORDER_SLACK;
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (loop->watches[i].fd >= 0 && loop->watches[i].due && loop->watches[i].due < at)
+			at = loop->watches[i].due;
 	if (at <= now)
 		at = now + 1;
 	its.it_value.tv_sec = (time_t)(at / 1000000000ull);
@@ -282,6 +340,8 @@ int ltap_loop_run(struct ltap_loop *loop)
 				while (read(loop->sigfd, &si, sizeof si) == sizeof si)
 					if (loop->hooks.child)
 						loop->hooks.child(loop->hooks.ud);
+			} else if (p >= (void *)loop->watches && p < (void *)(loop->watches + MAX_WATCHES)) {
+				((struct loop_watch *)p)->ready = 1;
 			} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
 				/* a perf event whose task exited stays readable-hung-up:
 				 * stop polling it (the drain tick still reads it) */
@@ -294,6 +354,8 @@ int ltap_loop_run(struct ltap_loop *loop)
 		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK);
 		if (loop->hooks.batch)
 			loop->hooks.batch(loop->hooks.ud);
+		if (!loop->halted)
+			loop_run_watches(loop, ltap_now());
 	}
 	return 0;
 }

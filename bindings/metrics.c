@@ -486,13 +486,52 @@ static void render_number(struct walk *w, int idx)
 	ltap_expo_sample(w->x, w->m->name, w->m->type == LTAP_EXPO_COUNTER ? "_total" : "", NULL, val);
 }
 
+/* key order of a table's series: numbers, then strings, then the rest */
+static int key_less(lua_State *L)
+{
+	int ta = lua_type(L, 1), tb = lua_type(L, 2);
+	int ra = ta == LUA_TNUMBER ? 0 : ta == LUA_TSTRING ? 1 : 2, rb = tb == LUA_TNUMBER ? 0 : tb == LUA_TSTRING ? 1 : 2;
+
+	if (ra != rb || ra == 2)
+		lua_pushboolean(L, ra < rb);
+	else
+		lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
+	return 1;
+}
+
+/* Walks the table at idx in key order (a scrape's output does not change
+ * with the hash order of a table), one level per label. */
 static void render_table(struct walk *w, int idx, int depth)
 {
 	lua_State *L = w->L;
+	lua_Integer n = 0;
+	int keys;
 
-	luaL_checkstack(L, 3, "metrics: table too deep");
+	luaL_checkstack(L, 8, "metrics: table too deep");
+	lua_newtable(L);
+	keys = lua_gettop(L);
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		lua_pushvalue(L, -1);
+		lua_rawseti(L, keys, ++n);
+	}
+	lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* the real table.sort, whatever the globals */
+	lua_getfield(L, -1, "table");
+	lua_getfield(L, -1, "sort");
+	lua_replace(L, -3);
+	lua_pop(L, 1);
+	if (lua_isfunction(L, -1)) {
+		lua_pushvalue(L, keys);
+		lua_pushcfunction(L, key_less);
+		lua_call(L, 2, 0);
+	} else {
+		lua_pop(L, 1);
+	}
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, keys, i);
+		lua_pushvalue(L, -1);
+		lua_rawget(L, idx);
 		/* the key stays on the stack while its value is walked: its string lives */
 		w->parts[depth] = label_value(L, -2, w->tmp[depth], &w->lens[depth]);
 		if (depth + 1 == w->m->nlabels) {
@@ -501,8 +540,9 @@ static void render_table(struct walk *w, int idx, int depth)
 		} else if (lua_istable(L, -1)) {
 			render_table(w, lua_gettop(L), depth + 1);
 		}
-		lua_pop(L, 1);
+		lua_pop(L, 2);
 	}
+	lua_pop(L, 1);
 }
 
 /* the value at idx, a function source's result or a source itself */
@@ -666,7 +706,11 @@ static void render_own(lua_State *L, struct ltap_ctx *ctx, struct ltap_metrics *
 	own_events(ctx, x);
 	own_counter(x, "ltap_handler_errors", "Script errors in handlers, timers and metric functions while serving",
 		    ms->handler_errors);
-	own_counter(x, "ltap_scrapes", "Scrapes of /metrics answered (this one included)", c->scrapes);
+	ltap_expo_family(x, "ltap_scrapes", LTAP_EXPO_COUNTER, "Scrapes of /metrics answered (this one included), by format");
+	ltap_expo_int(val, (int64_t)(c->scrapes - c->scrapes_om));
+	own_sample(x, "ltap_scrapes_total", "format", "text", val);
+	ltap_expo_int(val, (int64_t)c->scrapes_om);
+	own_sample(x, "ltap_scrapes_total", "format", "openmetrics", val);
 	ltap_expo_family(x, "ltap_http_rejected", LTAP_EXPO_COUNTER,
 			 "HTTP requests answered with an error, and connections closed at their deadline or to free a slot, by reason");
 	{

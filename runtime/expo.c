@@ -25,12 +25,16 @@ static void expo_put(struct ltap_expo *x, const char *s, size_t n)
 {
 	if (x->failed)
 		return;
+	if (x->len + n > x->limit) {
+		x->failed = 1;
+		return;
+	}
 	if (x->len + n + 1 > x->cap) {
 		size_t cap = x->cap ? x->cap : 4096;
 		char *b;
 		while (cap < x->len + n + 1)
 			cap *= 2;
-		if (x->len + n > x->limit || !(b = realloc(x->buf, cap))) {
+		if (!(b = realloc(x->buf, cap))) {
 			x->failed = 1;
 			return;
 		}
@@ -147,8 +151,9 @@ static int labels_put(struct ltap_expo *x, const char *s, size_t n)
 	return 0;
 }
 
-/* Label values must be UTF-8: a byte that is not (a comm can hold any) is
- * written as the four characters \xNN, escaped, so the value stays distinct. */
+/* Label values must be UTF-8: a byte that is not (a comm can hold any),
+ * and NUL, is written as the four characters \xNN, escaped, so the value
+ * stays distinct. */
 void ltap_expo_labels_add(struct ltap_expo *x, const char *name, const char *value, size_t len)
 {
 	const unsigned char *v = (const unsigned char *)value;
@@ -167,7 +172,7 @@ void ltap_expo_labels_add(struct ltap_expo *x, const char *name, const char *val
 			r = labels_put(x, "\\\"", 2);
 		else if (v[i] == '\n')
 			r = labels_put(x, "\\n", 2);
-		else if (u)
+		else if (u && v[i])
 			r = labels_put(x, value + i, u);
 		else {
 			snprintf(hex, sizeof hex, "\\\\x%02x", v[i]);

@@ -165,9 +165,11 @@ static enum MHD_Result serve_request(void *cls, struct MHD_Connection *c, const 
 	om = accept && ltap_serve_wants_openmetrics(accept);
 	/* counted first: the scrape being answered is in its own count */
 	s->counts.scrapes++;
+	s->counts.scrapes_om += om;
 	body = s->fn(s->ud, om, &len);
 	if (!body) {
 		s->counts.scrapes--;
+		s->counts.scrapes_om -= om;
 		return serve_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot render the metrics\n", &s->counts.failed);
 	}
 	return serve_answer(c, MHD_HTTP_OK, om ? OPENMETRICS_TYPE : TEXT_TYPE, body, len, 1);

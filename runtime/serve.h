@@ -20,6 +20,7 @@ typedef char *(*ltap_serve_fn)(void *ud, int openmetrics, size_t *len);
 /* What the server did, for ltap's own metrics. */
 struct ltap_server_counts {
 	uint64_t scrapes;      /* 200 answers to GET /metrics */
+	uint64_t scrapes_om;   /* ... of them in OpenMetrics */
 	uint64_t not_found;    /* 404: another path */
 	uint64_t bad_method;   /* 405: not GET or HEAD */
 	uint64_t failed;       /* 500: rendering failed */

@@ -53,6 +53,7 @@ struct ltap_loop {
 	int ordered;
 	volatile int stopping;
 	int halted;
+	uint64_t last_drain;  /* when the rings were last read */
 };
 
 uint64_t ltap_now(void)
@@ -297,7 +298,7 @@ static void loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm
 static void loop_arm(struct ltap_loop *loop, uint64_t now)
 {
 	struct loop_timer *t = loop_next_timer(loop);
-	uint64_t at = now + DRAIN_TICK;
+	uint64_t at = loop->last_drain + DRAIN_TICK; /* not pushed back by watch wake-ups */
 	struct itimerspec its = {0};
 
 	if (t && t->due + ORDER_SLACK < at)
@@ -318,7 +319,7 @@ int ltap_loop_run(struct ltap_loop *loop)
 
 	while (!loop->stopping && !loop->halted) {
 		uint64_t t0;
-		int n;
+		int n, drain = 0;
 
 		loop_arm(loop, ltap_now());
 		n = epoll_wait(loop->epfd, evs, 64, -1);
@@ -331,6 +332,8 @@ int ltap_loop_run(struct ltap_loop *loop)
 		for (int i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
 			uint64_t v;
+			int watch = p >= (void *)loop->watches && p < (void *)(loop->watches + MAX_WATCHES);
+			drain |= !watch;
 			if (p == &loop->timerfd || p == &loop->wakefd) {
 				if (read(*(int *)p, &v, sizeof v) < 0) {
 					/* EAGAIN: already consumed */
@@ -340,7 +343,7 @@ int ltap_loop_run(struct ltap_loop *loop)
 				while (read(loop->sigfd, &si, sizeof si) == sizeof si)
 					if (loop->hooks.child)
 						loop->hooks.child(loop->hooks.ud);
-			} else if (p >= (void *)loop->watches && p < (void *)(loop->watches + MAX_WATCHES)) {
+			} else if (watch) {
 				((struct loop_watch *)p)->ready = 1;
 			} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
 				/* a perf event whose task exited stays readable-hung-up:
@@ -348,12 +351,18 @@ int ltap_loop_run(struct ltap_loop *loop)
 				epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ((struct ltap_stream *)p)->fd, NULL);
 			}
 		}
+		/* a wake-up for a watch alone (a scrape) reads no ring: the batch
+		 * size stays what the rings' watermark and the tick make it, and
+		 * the watch sees the state after the last batch */
 		t0 = ltap_now();
-		if (loop_fill_all(loop))
-			return -EIO;
-		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK);
-		if (loop->hooks.batch)
-			loop->hooks.batch(loop->hooks.ud);
+		if (drain || t0 >= loop->last_drain + DRAIN_TICK) {
+			loop->last_drain = t0;
+			if (loop_fill_all(loop))
+				return -EIO;
+			loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK);
+			if (loop->hooks.batch)
+				loop->hooks.batch(loop->hooks.ud);
+		}
 		if (!loop->halted)
 			loop_run_watches(loop, ltap_now());
 	}

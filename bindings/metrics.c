@@ -65,6 +65,7 @@ struct ltap_metrics {
 	uint64_t attach_ns;
 	double start_unix;
 	uint64_t handler_errors, suppressed, last_summary;
+	lua_Integer nmade;   /* --export-all: aggregates made while loading */
 	int errors_shown;
 	struct ltap_expo x;  /* the rendering in progress */
 };
@@ -808,7 +809,7 @@ void ltap_metrics_stats_new(lua_State *L, int idx)
 		return;
 	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.export_all");
 	lua_pushvalue(L, idx);
-	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_rawseti(L, -2, ++ctx->metrics->nmade);
 	lua_pop(L, 1);
 }
 
@@ -935,12 +936,13 @@ static int export_all_protected(lua_State *L)
 	lua_Integer n;
 
 	export_prefix(L, prefix, sizeof prefix);
+	lua_gc(L, LUA_GCCOLLECT); /* the aggregates nothing holds leave the weak list */
 	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.export_all");
 	list = lua_gettop(L);
 	lua_newtable(L);
 	names = lua_gettop(L);
 	export_names(L, names);
-	n = (lua_Integer)lua_rawlen(L, list);
+	n = ms->nmade;
 	for (lua_Integer i = 1; i <= n; i++) {
 		struct ltap_stats_shape sh;
 		struct metric *m;
@@ -948,12 +950,11 @@ static int export_all_protected(lua_State *L)
 		size_t base;
 		int agg;
 
-		lua_rawgeti(L, list, i);
-		agg = lua_gettop(L);
-		if (exported(L, ms, agg)) {
+		if (lua_rawgeti(L, list, i) == LUA_TNIL || exported(L, ms, lua_gettop(L))) {
 			lua_pop(L, 1);
 			continue;
 		}
+		agg = lua_gettop(L);
 		lua_pushvalue(L, agg);
 		lua_rawget(L, names);
 		var = lua_tostring(L, -1);
@@ -1095,7 +1096,13 @@ void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx)
 	lua_setfield(L, -2, "serving");
 	lua_pop(L, 1);
 	if (ctx->opt.export_all) {
+		/* weak: an aggregate made and dropped while loading (a stdlib
+		 * module's probe for its methods) is not exported */
 		lua_newtable(L);
+		lua_createtable(L, 0, 1);
+		lua_pushliteral(L, "v");
+		lua_setfield(L, -2, "__mode");
+		lua_setmetatable(L, -2);
 		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.export_all");
 	}
 }

@@ -614,7 +614,8 @@ static void own_gauge(struct ltap_expo *x, const char *name, const char *help, d
 	own_sample(x, name, NULL, NULL, val);
 }
 
-/* events read and lost per CPU, from the kernel's ring stats (free per event) */
+/* events read and lost per CPU, from the kernel's ring stats (free per
+ * event); a run of perf rings alone (profiles, stacks) has only its losses */
 static void own_events(struct ltap_ctx *ctx, struct ltap_expo *x)
 {
 	struct ltap_stream **ss, **ps;
@@ -623,7 +624,7 @@ static void own_events(struct ltap_ctx *ctx, struct ltap_expo *x)
 	char cpu[16], val[32];
 
 	ltap_expo_family(x, "ltap_events_read", LTAP_EXPO_COUNTER,
-			 "Events ltap read from the kernel's ring, per CPU (the ring's own count)");
+			 "Events ltap read from the kernel's ftrace ring, per CPU (the ring's own count)");
 	for (int i = 0; i < n; i++) {
 		snprintf(cpu, sizeof cpu, "%d", ss[i]->cpu);
 		ltap_expo_int(val, (int64_t)ltap_tpsrc_read_events(ctx->src, i));
@@ -631,12 +632,13 @@ static void own_events(struct ltap_ctx *ctx, struct ltap_expo *x)
 	}
 	ltap_expo_family(x, "ltap_events_lost", LTAP_EXPO_COUNTER,
 			 "Events the kernel dropped because a ring was full, per CPU");
-	for (int i = 0; i < n; i++) {
-		uint64_t lost = ltap_tpsrc_dropped(ctx->src, i);
+	for (int i = 0; i < (n ? n : np); i++) {
+		int c = n ? ss[i]->cpu : ps[i]->cpu;
+		uint64_t lost = n ? ltap_tpsrc_dropped(ctx->src, i) : 0;
 		for (int j = 0; j < np; j++)
-			if (ps[j]->cpu == ss[i]->cpu)
+			if (ps[j]->cpu == c)
 				lost += ps[j]->lost;
-		snprintf(cpu, sizeof cpu, "%d", ss[i]->cpu);
+		snprintf(cpu, sizeof cpu, "%d", c);
 		ltap_expo_int(val, (int64_t)lost);
 		own_sample(x, "ltap_events_lost_total", "cpu", cpu, val);
 	}

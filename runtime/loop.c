@@ -353,9 +353,10 @@ int ltap_loop_run(struct ltap_loop *loop)
 		}
 		/* a wake-up for a watch alone (a scrape) reads no ring: the batch
 		 * size stays what the rings' watermark and the tick make it, and
-		 * the watch sees the state after the last batch */
+		 * the watch sees the state after the last batch; the tick comes
+		 * DRAIN_TICK after the last drain whatever woke the loop since */
 		t0 = ltap_now();
-		if (drain || t0 >= loop->last_drain + DRAIN_TICK) {
+		if (drain) {
 			loop->last_drain = t0;
 			if (loop_fill_all(loop))
 				return -EIO;

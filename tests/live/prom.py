@@ -2,6 +2,9 @@
 """prom.py: HTTP helpers for the serving tests (stdlib only; loopback only).
 
   prom.py get URL [ACCEPT]              print the body of a GET (exit 1 unless 200)
+  prom.py poll URL LINE MS              GET URL every MS ms until its body has LINE
+                                        (exit 1 after 2 s); prints "polling" after
+                                        the first GET, then how long it took
   prom.py targets PROM N                wait until Prometheus has N targets up
   prom.py wait PROM QUERY VALUE         wait until the instant QUERY gives VALUE
   prom.py dump-buckets PROM SELECTOR    print "le value" of the _bucket series
@@ -56,6 +59,21 @@ def cmd_get(url, accept=None):
     sys.stderr.write("%s %s\n" % (status, ctype))
     sys.stdout.write(body)
     sys.exit(0 if status == 200 else 1)
+
+
+def cmd_poll(url, line, ms):
+    start, first = time.monotonic(), True
+    while time.monotonic() - start < 2.0:
+        _, _, body = get(url)
+        if first:
+            print("polling", flush=True)  # the caller starts its workload now
+            first = False
+        if line in body.splitlines():
+            print("ok: '%s' after %.2f s" % (line, time.monotonic() - start))
+            return
+        time.sleep(int(ms) / 1000)
+    print("'%s' not there after 2 s of scrapes every %s ms" % (line, ms))
+    sys.exit(1)
 
 
 def cmd_targets(prom, n):

@@ -65,6 +65,15 @@ expect_eq "lost events" 0 "$(awk '/^ltap_events_lost_total/ {s += $2} END {print
 expect_grep "the first handler error shown with its traceback" "no getpgid here" $WORK/err
 expect_eq "handler errors shown in full" 10 "$(grep -c 'no getpgid here' $WORK/err)"
 
+# a few events, far below a ring's wake-up mark, reach the metrics within
+# the drain tick even while scrapes keep waking the loop every 20 ms
+python3 $SRCDIR/tests/live/prom.py poll http://$A/metrics "getppid_calls_total{comm=\"getppid_loop\"} $((2 * N + 7))" 20 \
+  > $WORK/poll & p=$!
+wait_for $WORK/poll polling
+"$PROGS/getppid_loop" 7
+wait $p || { cat $WORK/poll; fail "frequent scrapes held the drain back"; }
+cat $WORK/poll
+
 kill -TERM $L
 wait $L || fail "ltap exited $? after SIGTERM"
 expect_grep "errors summed up at the end" "serving: $M handler errors in all" $WORK/err

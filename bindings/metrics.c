@@ -200,6 +200,14 @@ static void new_source(lua_State *L, int opts, enum ltap_expo_type type)
 	lua_call(L, 1, 1);
 }
 
+static void metric_free(struct metric *m)
+{
+	free(m->name);
+	free(m->help);
+	for (int j = 0; j < m->nlabels; j++)
+		free(m->labels[j]);
+}
+
 static struct metric *metric_add(lua_State *L, struct ltap_metrics *ms)
 {
 	if (ms->n == ms->cap) {
@@ -230,6 +238,7 @@ static int metrics_declare(lua_State *L)
 	const char *family;
 	char *fam;
 	int kind, nlabels;
+	lua_Number scale, max_series;
 
 	lua_settop(L, 2);
 	if (lua_isnil(L, 2)) {
@@ -267,20 +276,28 @@ static int metrics_declare(lua_State *L)
 	}
 	if (kind == SRC_TABLE && nlabels == 0)
 		luaL_error(L, "metrics: '%s': a table source needs labels (one per level of keys)", name);
+	scale = opt_number(L, 2, "scale", 1);
+	if (!(scale > 0) || isinf(scale))
+		luaL_error(L, "metrics: scale must be a positive number");
+	max_series = opt_number(L, 2, "max_keys", METRICS_DEFAULT_KEYS);
+	/* nothing raises from here on but out of memory: no half-made metric */
 	m = metric_add(L, ms);
 	m->type = type;
 	m->value = value && strcmp(value, "count") == 0 ? VALUE_COUNT : VALUE_SUM;
-	m->scale = opt_number(L, 2, "scale", 1);
-	m->max_series = (int)opt_number(L, 2, "max_keys", METRICS_DEFAULT_KEYS);
+	m->scale = scale;
+	m->max_series = max_series < 0 ? 0 : max_series > 1e9 ? 1000000000 : (int)max_series;
 	m->name = strdup(family);
 	m->help = help ? strdup(help) : NULL;
 	for (int i = 0; i < nlabels; i++)
 		if ((m->labels[i] = strdup(labels[i])))
 			m->nlabels++;
+	if (!m->name || (help && !m->help) || m->nlabels != nlabels) {
+		metric_free(m);
+		ms->n--;
+		luaL_error(L, "metrics: out of memory");
+	}
 	lua_pushvalue(L, 4);
 	m->source = luaL_ref(L, LUA_REGISTRYINDEX);
-	if (!m->name || (help && !m->help) || m->nlabels != nlabels)
-		luaL_error(L, "metrics: out of memory");
 	lua_pushvalue(L, 4);
 	return 1;
 }
@@ -971,9 +988,10 @@ static int export_all_protected(lua_State *L)
 		m = metric_add(L, ms);
 		m->type = sh.hist ? LTAP_EXPO_HISTOGRAM : LTAP_EXPO_SUMMARY;
 		m->auto_labels = 1;
-		m->name = strdup(name);
-		if (!m->name)
+		if (!(m->name = strdup(name))) {
+			ms->n--;
 			return luaL_error(L, "metrics: out of memory");
+		}
 		lua_pushvalue(L, agg);
 		m->source = luaL_ref(L, LUA_REGISTRYINDEX);
 		ltap_info("export-all: %s (%s)", name, sh.hist ? "histogram" : "summary");
@@ -1051,12 +1069,8 @@ void ltap_metrics_free(struct ltap_ctx *ctx)
 	if (ms->handler_errors)
 		ltap_warn("serving: %llu handler errors in all", (unsigned long long)ms->handler_errors);
 	ltap_server_close(ms->server);
-	for (int i = 0; i < ms->n; i++) {
-		free(ms->m[i].name);
-		free(ms->m[i].help);
-		for (int j = 0; j < ms->m[i].nlabels; j++)
-			free(ms->m[i].labels[j]);
-	}
+	for (int i = 0; i < ms->n; i++)
+		metric_free(&ms->m[i]);
 	free(ms->m);
 	ltap_expo_free(&ms->x);
 	free(ms);

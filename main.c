@@ -45,12 +45,16 @@ static const char usage_text[] =
 	"                 the machine's, the cgroup's or the rlimit's memory)\n"
 	"  --max-drain DURATION  longest final drain of the rings at the end (default 2s;\n"
 	"                 what is left is counted as lost)\n"
+	"  --serve [ADDR:]PORT  serve the script's metrics at http://ADDR:PORT/metrics\n"
+	"                 for Prometheus (ADDR 127.0.0.1 when only a port is given)\n"
+	"  --export-all   export every stats() aggregate the script makes (with --serve)\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"Script functions: probe(EVENT, [FILTER,] FN), every(INTERVAL, FN), after(DELAY, FN),\n"
 	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]),\n"
-	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]).\n"
+	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]),\n"
+	"metrics.counter/gauge/histogram(NAME, [OPTS]).\n"
 	"Probe specs: SYS:EVENT, u:PATH:FUNC, ur:PATH:FUNC, usdt:PATH:NAME, k:FUNC.\n"
 	"See README.md for the event object and examples.\n";
 
@@ -261,6 +265,8 @@ int main(int argc, char **argv)
 		{"record", required_argument, NULL, 'R'},
 		{"max-memory", required_argument, NULL, 'M'},
 		{"max-drain", required_argument, NULL, 'D'},
+		{"serve", required_argument, NULL, 'S'},
+		{"export-all", no_argument, NULL, 'X'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192, .max_drain = LTAP_MAX_DRAIN};
@@ -325,6 +331,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S': opt.serve = optarg; break;
+		case 'X': opt.export_all = 1; break;
 		case 'F':
 			if (strcmp(optarg, "json") == 0)
 				opt.json = 1;
@@ -345,6 +353,10 @@ int main(int argc, char **argv)
 	}
 	if (opt.input && opt.record) {
 		ltap_err("--input and --record cannot be used together");
+		return 2;
+	}
+	if (opt.serve && opt.input) {
+		ltap_err("--serve serves a live run, not a replay (--input)");
 		return 2;
 	}
 	if (opt.pid && opt.command) {

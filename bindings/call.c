@@ -166,6 +166,10 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 			lua_pop(L, 1);
 		return call_end(ctx);
 	}
+	if (ltap_metrics_forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
+		lua_pop(L, 1);
+		return -1;
+	}
 	ltap_err("%s", lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (ctx->interrupted) {

@@ -133,6 +133,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_profile(L);
 	ltap_open_stack(L);
 	ltap_open_event(L, ctx);
+	ltap_open_metrics(L, ctx);
 
 	lua_settop(L, 0);
 	ltap_ctx_push_slots(L, ctx);
@@ -160,6 +161,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_tpsrc_close(ctx->src);
 	ltap_instance_close(ctx->inst);
 	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
+	ltap_metrics_free(ctx); /* before the loop it watches */
 	ltap_loop_free(ctx->loop);
 	ltap_catalog_close(ctx->cat);
 	ltap_session_close(ctx); /* after the catalog: it borrows the trace's formats */
@@ -262,6 +264,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (!ctx->loop)
 		return -1;
 	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
+	if (ltap_metrics_bind(ctx)) /* a port in use fails before the kernel is touched */
+		return -1;
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
 	if (!ctx->replay && !ctx->text_mode)
@@ -405,6 +409,10 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	}
 	if (ctx->opt.verbose)
 		ltap_info("attached in %.1f ms", (double)(ltap_now() - t0) / 1e6);
+	if (ltap_metrics_serve(ctx, ltap_now() - t0)) {
+		code = 1;
+		goto out;
+	}
 	if (ctx->have_child) {
 		int e = ltap_target_release(&ctx->child);
 		if (e) {

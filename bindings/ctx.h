@@ -72,6 +72,8 @@ struct ltap_options {
 	const char *record;      /* --record FILE */
 	uint64_t max_memory;     /* --max-memory: the Lua state's limit (0: the default) */
 	uint64_t max_drain;      /* --max-drain: the final drain's limit in ns */
+	const char *serve;       /* --serve [ADDR:]PORT */
+	int export_all;          /* --export-all */
 };
 
 /* The Lua state's memory (memory.c). */
@@ -106,6 +108,7 @@ struct ltap_ctx {
 	struct ltap_proc *proc;
 	struct ltap_sampler *sampler; /* perf rings: probes with stacks, profiles */
 	struct ltap_symbols *syms;    /* made on the first symbol lookup */
+	struct ltap_metrics *metrics; /* metrics.*() declarations and the --serve endpoint */
 	int nprofiles;
 	struct ltap_cmd command;      /* -c, ltap.options{command=}, ltap.set_command */
 	struct ltap_child child;
@@ -248,6 +251,43 @@ void ltap_open_stats(lua_State *L);
 /* v as a Lua integer when it is one (counts print as 38, not 38.0) */
 void ltap_push_exact(lua_State *L, double v);
 void ltap_open_names(lua_State *L);
+/* stats.c, read by metrics.c (the aggregate's layout stays in stats.c) */
+struct stats;
+struct ltap_stats_shape {
+	int hist;       /* has a histogram of nbuckets buckets */
+	int nbuckets;
+	int int_bounds; /* every bucket bound is an integer */
+	int arity;      /* key parts (0 until the first add) */
+	int keyless;
+	int64_t dropped;
+	int nslots;     /* slots to walk with ltap_stats_row */
+};
+struct ltap_stats_row {
+	int64_t count;
+	int is_float;   /* the sum is dsum, else isum */
+	int64_t isum;
+	double dsum;
+	const int64_t *buckets;
+};
+struct stats *ltap_stats_test(lua_State *L, int idx);
+void ltap_stats_shape(const struct stats *s, struct ltap_stats_shape *sh);
+/* slot i's figures; 0 when it holds no key */
+int ltap_stats_row(const struct stats *s, int i, struct ltap_stats_row *row);
+/* bucket k holds [lo, hi): its hi, HUGE_VAL for the open top one */
+double ltap_stats_bucket_hi(const struct stats *s, int k);
+/* pushes slot i's key (a value, or a table of the parts) of the aggregate at idx */
+void ltap_stats_push_key(lua_State *L, int idx, int i);
+/* metrics.c: metrics.counter/gauge/histogram, --serve, --export-all */
+void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx);
+/* stats() made an aggregate (at idx): --export-all keeps those of the load phase */
+void ltap_metrics_stats_new(lua_State *L, int idx);
+/* binds the --serve address (before anything is attached); 0 or -1 */
+int ltap_metrics_bind(struct ltap_ctx *ctx);
+/* starts answering scrapes from the loop, tracing being on; 0 or -1 */
+int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns);
+/* a script error while serving: counted and shown, not fatal; 1 when forgiven */
+int ltap_metrics_forgive(struct ltap_ctx *ctx, const char *msg);
+void ltap_metrics_free(struct ltap_ctx *ctx);
 /* profile.c: profile(), and the perf rings of a run */
 void ltap_open_profile(lua_State *L);
 int ltap_sampler_attach(struct ltap_ctx *ctx);

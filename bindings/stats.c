@@ -713,7 +713,54 @@ static int stats_new(lua_State *L)
 	lua_replace(L, 1);
 	lua_settop(L, 1);
 	stats_reset_tables(L);
+	ltap_metrics_stats_new(L, 1);
 	return 1;
+}
+
+/* ---------------------------------------------- reading, for metrics.c */
+
+struct stats *ltap_stats_test(lua_State *L, int idx)
+{
+	return luaL_testudata(L, idx, STATS_MT);
+}
+
+void ltap_stats_shape(const struct stats *s, struct ltap_stats_shape *sh)
+{
+	sh->hist = s->hist != HIST_NONE;
+	sh->nbuckets = s->nbuckets;
+	sh->int_bounds = s->hist == HIST_LOG2 || (s->lmin == floor(s->lmin) && s->lstep == floor(s->lstep));
+	sh->arity = s->arity;
+	sh->keyless = s->keyless;
+	sh->dropped = s->dropped;
+	sh->nslots = s->nslots;
+}
+
+int ltap_stats_row(const struct stats *s, int i, struct ltap_stats_row *row)
+{
+	struct stats_slot *sl = slot_at((struct stats *)s, i);
+	if (!sl->live)
+		return 0;
+	row->count = sl->count;
+	row->is_float = sl->is_float;
+	row->isum = sl->isum;
+	row->dsum = sl->dsum;
+	row->buckets = s->hist != HIST_NONE ? slot_buckets(sl) : NULL;
+	return 1;
+}
+
+double ltap_stats_bucket_hi(const struct stats *s, int k)
+{
+	lua_Number lo, hi;
+	int lo_open, hi_open;
+	bucket_range((struct stats *)s, k, &lo, &hi, &lo_open, &hi_open);
+	return hi_open ? HUGE_VAL : hi;
+}
+
+void ltap_stats_push_key(lua_State *L, int idx, int i)
+{
+	lua_getiuservalue(L, idx, UV_KEYS);
+	lua_rawgeti(L, -1, i + 1);
+	lua_remove(L, -2);
 }
 
 static const luaL_Reg stats_meth[] = {
@@ -751,5 +798,7 @@ void ltap_open_stats(lua_State *L)
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
 	lua_pushcfunction(L, stats_new);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.stats_new"); /* for metrics.c, whatever the script does to the global */
 	lua_setglobal(L, "stats");
 }

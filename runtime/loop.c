@@ -25,6 +25,16 @@
 #define ORDER_SLACK LTAP_LOOP_ORDER_SLACK
 #define DRAIN_TICK 100000000ull   /* 100 ms: latency bound when rings fill slowly */
 #define MAX_TIMERS 256
+#define MAX_WATCHES 4
+
+/* an fd of the front end: its callback runs between batches */
+struct loop_watch {
+	int fd;               /* -1: free */
+	ltap_watch_fn fn;
+	void *ud;
+	uint64_t due;         /* 0: none */
+	int ready;
+};
 
 struct loop_timer {
 	int id;
@@ -40,6 +50,7 @@ struct ltap_loop {
 	int nstreams;
 	struct loop_timer timers[MAX_TIMERS];
 	int ntimers;
+	struct loop_watch watches[MAX_WATCHES];
 	int ordered;
 	uint64_t (*now)(void *ud);
 	void *now_ud;
@@ -48,6 +59,7 @@ struct ltap_loop {
 	int draining;       /* in ltap_loop_finish or ltap_loop_drain */
 	volatile int stopping;
 	int halted;
+	uint64_t last_drain;  /* when the rings were last read */
 };
 
 uint64_t ltap_now(void)
@@ -80,6 +92,8 @@ struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks)
 	loop->ordered = 1;
 	loop->now = loop_clock;
 	loop->max_drain = UINT64_MAX;
+	for (int i = 0; i < MAX_WATCHES; i++)
+		loop->watches[i].fd = -1;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	loop->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	loop->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -150,6 +164,48 @@ uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id)
 		if (loop->timers[i].id == id)
 			return loop->timers[i].missed;
 	return 0;
+}
+
+int ltap_loop_watch(struct ltap_loop *loop, int fd, ltap_watch_fn fn, void *ud)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct loop_watch *w = &loop->watches[i];
+		int e;
+		if (w->fd >= 0)
+			continue;
+		if ((e = loop_watch(loop, fd, w)))
+			return e;
+		*w = (struct loop_watch){.fd = fd, .fn = fn, .ud = ud};
+		return i;
+	}
+	return -ENOSPC;
+}
+
+void ltap_loop_watch_due(struct ltap_loop *loop, int id, uint64_t at)
+{
+	loop->watches[id].due = at;
+}
+
+void ltap_loop_unwatch(struct ltap_loop *loop, int id)
+{
+	struct loop_watch *w = &loop->watches[id];
+	if (w->fd < 0)
+		return;
+	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	w->fd = -1;
+}
+
+/* The watches whose fd was readable or whose time came, after a batch. */
+static void loop_run_watches(struct ltap_loop *loop, uint64_t now)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct loop_watch *w = &loop->watches[i];
+		if (w->fd < 0 || !(w->ready || (w->due && w->due <= now)))
+			continue;
+		w->ready = 0;
+		w->due = 0;
+		w->fn(w->ud);
+	}
 }
 
 void ltap_loop_set_ordered(struct ltap_loop *loop, int ordered)
@@ -290,11 +346,14 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 static void loop_arm(struct ltap_loop *loop, uint64_t now)
 {
 	struct loop_timer *t = loop_next_timer(loop);
-	uint64_t at = now + DRAIN_TICK;
+	uint64_t at = loop->last_drain + DRAIN_TICK; /* not pushed back by watch wake-ups */
 	struct itimerspec its = {0};
 
 	if (t && t->due + ORDER_SLACK < at)
 		at = t->due + ORDER_SLACK;
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (loop->watches[i].fd >= 0 && loop->watches[i].due && loop->watches[i].due < at)
+			at = loop->watches[i].due;
 	if (at <= now)
 		at = now + 1;
 	its.it_value.tv_sec = (time_t)(at / 1000000000ull);
@@ -308,7 +367,7 @@ int ltap_loop_run(struct ltap_loop *loop)
 
 	while (!loop->stopping && !loop->halted) {
 		uint64_t t0;
-		int n;
+		int n, drain = 0;
 
 		loop_arm(loop, loop->now(loop->now_ud));
 		n = epoll_wait(loop->epfd, evs, 64, -1);
@@ -321,6 +380,8 @@ int ltap_loop_run(struct ltap_loop *loop)
 		for (int i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
 			uint64_t v;
+			int watch = p >= (void *)loop->watches && p < (void *)(loop->watches + MAX_WATCHES);
+			drain |= !watch;
 			if (p == &loop->timerfd || p == &loop->wakefd) {
 				if (read(*(int *)p, &v, sizeof v) < 0) {
 					/* EAGAIN: already consumed */
@@ -330,18 +391,29 @@ int ltap_loop_run(struct ltap_loop *loop)
 				while (read(loop->sigfd, &si, sizeof si) == sizeof si)
 					if (loop->hooks.child)
 						loop->hooks.child(loop->hooks.ud);
+			} else if (watch) {
+				((struct loop_watch *)p)->ready = 1;
 			} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
 				/* a perf event whose task exited stays readable-hung-up:
 				 * stop polling it (the drain tick still reads it) */
 				epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ((struct ltap_stream *)p)->fd, NULL);
 			}
 		}
+		/* a wake-up for a watch alone (a scrape) reads no ring: the batch
+		 * size stays what the rings' watermark and the tick make it, and
+		 * the watch sees the state after the last batch; the tick comes
+		 * DRAIN_TICK after the last drain whatever woke the loop since */
 		t0 = loop->now(loop->now_ud);
-		if (loop_fill_all(loop))
-			return -EIO;
-		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK, UINT64_MAX);
-		if (loop->hooks.batch)
-			loop->hooks.batch(loop->hooks.ud);
+		if (drain) {
+			loop->last_drain = t0;
+			if (loop_fill_all(loop))
+				return -EIO;
+			loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK, UINT64_MAX);
+			if (loop->hooks.batch)
+				loop->hooks.batch(loop->hooks.ud);
+		}
+		if (!loop->halted)
+			loop_run_watches(loop, loop->now(loop->now_ud));
 	}
 	return 0;
 }

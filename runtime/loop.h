@@ -64,6 +64,15 @@ void ltap_loop_replay(struct ltap_loop *loop);
 void ltap_loop_stop(struct ltap_loop *loop);
 /* Async-signal-safe: wakes ltap_loop_run for a batch, without stopping it. */
 void ltap_loop_wake(struct ltap_loop *loop);
+/* A file the front end watches besides the rings (the metrics server's).
+ * fn runs between batches, as timers do, never inside a handler: after the
+ * batch in which fd became readable, and after the batch in which the time
+ * set by ltap_loop_watch_due came (CLOCK_MONOTONIC ns; 0: none). */
+typedef void (*ltap_watch_fn)(void *ud);
+/* Returns the watch's id (>= 0), or -errno. */
+int ltap_loop_watch(struct ltap_loop *loop, int fd, ltap_watch_fn fn, void *ud);
+void ltap_loop_watch_due(struct ltap_loop *loop, int id, uint64_t at);
+void ltap_loop_unwatch(struct ltap_loop *loop, int id);
 /* Stops dispatching at once (exit(), a script error). */
 void ltap_loop_halt(struct ltap_loop *loop);
 /* The final drain: reads what the rings still hold and dispatches all of it

@@ -194,21 +194,40 @@ int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams)
 	return src->nr;
 }
 
-uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx)
+/* the sum of the given counters of the ring's per_cpu stats file */
+static uint64_t ring_stats(struct cpu_ring *r, const char *const *keys)
 {
-	struct cpu_ring *r = &src->rings[idx];
-	unsigned long long dropped = 0, v;
+	unsigned long long sum = 0, v;
 	char line[128];
 	FILE *f = fopen(r->stats_path, "r");
 
-	if (f) {
-		while (fgets(line, sizeof line, f))
-			if (sscanf(line, "dropped events: %llu", &v) == 1 ||
-			    sscanf(line, "overrun: %llu", &v) == 1)
-				dropped += v;
-		fclose(f);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		for (const char *const *k = keys; *k; k++)
+			if (strcmp(line, *k) == 0 && sscanf(colon + 1, "%llu", &v) == 1)
+				sum += v;
 	}
+	fclose(f);
+	return sum;
+}
+
+uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx)
+{
+	static const char *const keys[] = {"dropped events", "overrun", NULL};
+	struct cpu_ring *r = &src->rings[idx];
+	uint64_t dropped = ring_stats(r, keys);
 	return dropped > r->s.lost ? dropped : r->s.lost;
+}
+
+uint64_t ltap_tpsrc_read_events(struct ltap_tpsrc *src, int idx)
+{
+	static const char *const keys[] = {"read events", NULL};
+	return ring_stats(&src->rings[idx], keys);
 }
 
 void ltap_tpsrc_record(struct ltap_tpsrc *src, struct ltap_recorder *rec)

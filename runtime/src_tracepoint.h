@@ -25,5 +25,7 @@ size_t ltap_tpsrc_subbuf_size(struct ltap_tpsrc *src);
 int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams);
 /* Events the kernel dropped on cpu (from the ring's stats), or the stream's count. */
 uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx);
+/* events read out of ring idx so far (the kernel's own count) */
+uint64_t ltap_tpsrc_read_events(struct ltap_tpsrc *src, int idx);
 
 #endif

@@ -12,6 +12,8 @@
 #include "readfile.h"
 #include "elfsym.h"
 #include "ringpage.h"
+#include "expo.h"
+#include "serve.h"
 #include "symbols.h"
 
 #include "check.h"
@@ -98,6 +100,56 @@ static void test_strip_prefix(void)
 	CHECK(strcmp(ltap_catalog_strip_prefix("sched:sched_switch"), "sched:sched_switch") == 0);
 	CHECK(strcmp(ltap_catalog_strip_prefix("tracepoint"), "tracepoint") == 0);
 	CHECK(strcmp(ltap_catalog_strip_prefix("t"), "t") == 0);
+}
+
+/* numbers as OpenMetrics' canonical form (Python's repr), Accept headers */
+static void test_expo(void)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} nums[] = {{0, "0.0"}, {1, "1.0"}, {-1, "-1.0"}, {0.5, "0.5"}, {1023, "1023.0"}, {0.1, "0.1"},
+		    {1e-4, "0.0001"}, {1e-5, "1e-05"}, {1.27e-07, "1.27e-07"}, {1e16, "1e+16"},
+		    {1234567890123456.0, "1234567890123456.0"}, {4611686018427387904.0, "4.611686018427388e+18"},
+		    {0.30000000000000004, "0.30000000000000004"}, {1.0 / 0.0, "+Inf"}, {-1.0 / 0.0, "-Inf"}};
+	struct ltap_expo x;
+	char buf[32], *body;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+		ltap_expo_double(buf, nums[i].v);
+		if (strcmp(buf, nums[i].s))
+			fprintf(stderr, "expo: %.17g gave %s, want %s\n", nums[i].v, buf, nums[i].s);
+		CHECK(strcmp(buf, nums[i].s) == 0);
+	}
+	ltap_expo_double(buf, 0.0 / 0.0);
+	CHECK(strcmp(buf, "NaN") == 0);
+	CHECK(ltap_expo_metric_name("node:cpu_seconds_total") && !ltap_expo_metric_name("1x") && !ltap_expo_metric_name("a-b"));
+	CHECK(ltap_expo_label_name("comm") && !ltap_expo_label_name("__name") && !ltap_expo_label_name("a:b"));
+	/* what Prometheus 2.42 sends, and others */
+	CHECK(ltap_serve_wants_openmetrics("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+					   "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	CHECK(!ltap_serve_wants_openmetrics("text/plain;version=0.0.4;q=1,*/*;q=0.1"));
+	CHECK(!ltap_serve_wants_openmetrics("*/*"));
+	CHECK(!ltap_serve_wants_openmetrics("application/openmetrics-text;q=0, text/plain"));
+	CHECK(!ltap_serve_wants_openmetrics("text/plain, application/openmetrics-text;q=0.5"));
+	CHECK(ltap_serve_wants_openmetrics("Application/OpenMetrics-Text ; q=0.9 , text/plain;q=0.2"));
+	/* a body over its limit is dropped whole, never cut */
+	ltap_expo_init(&x, 1, 64);
+	ltap_expo_family(&x, "a", LTAP_EXPO_COUNTER, "help");
+	ltap_expo_labels_reset(&x);
+	ltap_expo_labels_add(&x, "k", "v", 1);
+	for (int i = 0; i < 10; i++)
+		ltap_expo_sample(&x, "a", "_total", NULL, "1");
+	CHECK(ltap_expo_finish(&x, &len) == NULL);
+	ltap_expo_init(&x, 1, 1024);
+	ltap_expo_family(&x, "a", LTAP_EXPO_COUNTER, "x\\y");
+	ltap_expo_labels_reset(&x);
+	ltap_expo_labels_add(&x, "k", "\"\n\xc3\xa9\xc3", 6); /* with the NUL */
+	ltap_expo_sample(&x, "a", "_total", NULL, "1");
+	body = ltap_expo_finish(&x, &len);
+	CHECK(body && strcmp(body, "# HELP a x\\\\y\n# TYPE a counter\na_total{k=\"\\\"\\n\xc3\xa9\\\\xc3\\\\x00\"} 1\n# EOF\n") == 0);
+	free(body);
 }
 
 static void test_edit_distance(void)
@@ -702,6 +754,7 @@ int main(int argc, char **argv)
 	test_edit_distance();
 	test_strip_prefix();
 	test_file_read();
+	test_expo();
 	test_proc();
 	test_ringpage();
 	test_ringpage_damaged();

@@ -1,10 +1,10 @@
-/* symbols.c: kernel symbols from /proc/kallsyms (one sorted array, binary
- * search), user symbols through libdwfl with one Dwfl per ELF file (libc is
+/* symbols.c: kernel symbols from /proc/kallsyms (kallsyms.c), user symbols through libdwfl with one Dwfl per ELF file (libc is
  * opened once for every process that maps it) and symtab.c's choice of name,
  * per-process mappings from the perf ring or /proc/PID/maps, JIT names from
- * perfmap.c, and a cache of (module, address) results. */
+ * perfmap.c, and a cache of (module, address) results, the kernel's too. */
 #include "symbols.h"
 
+#include "kallsyms.h"
 #include "perfmap.h"
 #include "symtab.h"
 
@@ -16,6 +16,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,6 @@
 #define PROC_BUCKETS 4096
 #define MOD_BUCKETS 512
 #define MAX_LOADS 16
-
-struct ksym {
-	uint64_t addr;
-	const char *name, *module;
-};
 
 struct module {
 	struct module *next;
@@ -61,7 +57,7 @@ struct proc {
 struct cached {
 	struct module *mod; /* NULL: empty slot */
 	uint64_t addr;
-	const char *name, *file;
+	const char *name, *file, *module;
 	uint64_t off;
 	int line, lines_done;
 };
@@ -73,10 +69,9 @@ struct paths {
 };
 
 struct ltap_symbols {
+	struct module kernel; /* the owner of kernel addresses in the cache */
 	int kloaded;
-	char *kbuf;
-	struct ksym *ksyms;
-	size_t nksyms;
+	struct ltap_kallsyms *ksyms;
 	struct proc *procs[PROC_BUCKETS];
 	struct module *mods[MOD_BUCKETS];
 	struct cached *cache;
@@ -118,95 +113,22 @@ void ltap_symbols_free(struct ltap_symbols *s)
 		free(s->paths.tab[i]);
 	free(s->paths.tab);
 	free(s->cache);
-	free(s->ksyms);
-	free(s->kbuf);
+	ltap_kallsyms_free(s->ksyms);
 	free(s);
 }
 
 /* ---- kernel ---- */
 
-static int ksym_cmp(const void *a, const void *b)
+/* The kernel symbol at or below addr into c; name and module NULL when
+ * none is. */
+static void kernel_find(struct ltap_symbols *s, uint64_t addr, struct cached *c)
 {
-	const struct ksym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void kernel_load(struct ltap_symbols *s)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	size_t len = 0, cap = 0, n = 0, ncap = 0;
-	char *line;
-
-	s->kloaded = 1;
-	if (!f)
-		return;
-	/* the file has no size: read it whole, then cut it into lines in place */
-	for (;;) {
-		if (cap - len < 65536) {
-			char *nb = realloc(s->kbuf, cap = cap ? cap * 2 : 1 << 22);
-			if (!nb)
-				break;
-			s->kbuf = nb;
-		}
-		size_t r = fread(s->kbuf + len, 1, cap - len - 1, f);
-		if (r == 0)
-			break;
-		len += r;
+	if (!s->kloaded) {
+		s->kloaded = 1;
+		s->ksyms = ltap_kallsyms_load("/proc/kallsyms");
 	}
-	fclose(f);
-	if (!s->kbuf)
-		return;
-	s->kbuf[len] = 0;
-	for (line = s->kbuf; line && *line;) {
-		char *nl = strchr(line, '\n'), *sp1, *sp2, *tab;
-		if (nl)
-			*nl = 0;
-		sp1 = strchr(line, ' ');
-		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-		if (sp2 && strchr("tTwW", sp1[1])) {
-			if (n == ncap) {
-				struct ksym *nk = realloc(s->ksyms, (ncap = ncap ? ncap * 2 : 65536) * sizeof *nk);
-				if (!nk)
-					break;
-				s->ksyms = nk;
-			}
-			*sp1 = 0;
-			tab = strchr(sp2 + 1, '\t');
-			if (tab)
-				*tab = 0;
-			s->ksyms[n].addr = strtoull(line, NULL, 16);
-			s->ksyms[n].name = sp2 + 1;
-			s->ksyms[n].module = tab ? tab + 1 : "[kernel.kallsyms]";
-			if (s->ksyms[n].addr) /* kptr_restrict shows zeros: useless */
-				n++;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	if (n)
-		qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
-	s->nksyms = n;
-}
-
-static int kernel_lookup(struct ltap_symbols *s, uint64_t addr, struct ltap_sym *out)
-{
-	size_t lo = 0, hi;
-
-	if (!s->kloaded)
-		kernel_load(s);
-	hi = s->nksyms;
-	if (!hi || addr < s->ksyms[0].addr)
-		return -ENOENT;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ksyms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	out->name = s->ksyms[lo].name;
-	out->off = addr - s->ksyms[lo].addr;
-	out->module = s->ksyms[lo].module;
-	return 0;
+	if (!s->ksyms || ltap_kallsyms_find(s->ksyms, addr, &c->name, &c->off, &c->module))
+		c->name = c->module = NULL;
 }
 
 /* ---- modules (ELF files) ---- */
@@ -364,7 +286,12 @@ static struct cached *cache_get(struct ltap_symbols *s, struct module *m, uint64
 		struct cached *c = &s->cache[i];
 		c->mod = m;
 		c->addr = a;
-		c->name = ltap_symtab_find(m->tab, a + m->bias, &c->off);
+		if (m == &s->kernel) {
+			kernel_find(s, a, c);
+		} else {
+			c->name = ltap_symtab_find(m->tab, a + m->bias, &c->off);
+			c->module = m->path;
+		}
 		s->cache_used++;
 	}
 	return &s->cache[i];
@@ -572,52 +499,97 @@ void ltap_symbols_exec(struct ltap_symbols *s, int pid)
 	}
 }
 
-int ltap_symbols_mapped(struct ltap_symbols *s, int pid, uint64_t addr)
+/* The frame of user address addr in p: 1 when a mapping or the JIT map
+ * covers it. A file's frame is its file offset, the same in every process
+ * that maps the file; anonymous memory stays an address of p. */
+static int proc_frame(struct ltap_symbols *s, struct proc *p, uint64_t addr, struct ltap_frame *f)
 {
 	struct ltap_sym unused;
-	struct proc *p;
+	struct map *mp = proc_find(p, addr);
 
-	if (addr >= LTAP_KERNEL_ADDR)
-		return 1;
-	if (pid <= 0 || !(p = proc_get(s, pid)))
-		return 0;
-	if (!proc_find(p, addr) && !p->read_proc)
-		proc_read_maps(s, p);
-	return proc_find(p, addr) || jit_lookup(p, addr, &unused) == 0;
-}
-
-int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
-			struct ltap_sym *out)
-{
-	struct proc *p;
-	struct map *mp;
-	struct cached *c;
-	struct module *m;
-
-	memset(out, 0, sizeof *out);
-	if (addr >= LTAP_KERNEL_ADDR) {
-		out->kernel = 1;
-		return kernel_lookup(s, addr, out);
-	}
-	if (pid <= 0 || !(p = proc_get(s, pid)))
-		return -ENOENT;
-	mp = proc_find(p, addr);
 	if (!mp && !p->read_proc) {
 		proc_read_maps(s, p);
 		mp = proc_find(p, addr);
 	}
-	if (!mp || mp->mod->anon)
-		if (jit_lookup(p, addr, out) == 0)
-			return 0;
-	if (!mp)
+	f->addr = addr;
+	if (mp && !mp->mod->anon) {
+		/* opened when first sampled, while the file is most likely the
+		 * one mapped (a frame may be named much later) */
+		if (!mp->mod->opened)
+			module_open(mp->mod);
+		f->module = mp->mod;
+		f->addr = addr - mp->start + mp->pgoff;
+		return 1;
+	}
+	/* the JIT map is read now, while the process that writes it (and may
+	 * remove it when it exits) still runs; its names stay for later */
+	f->module = mp ? mp->mod : NULL;
+	if (jit_lookup(p, addr, &unused) == 0 || mp) {
+		f->proc = p;
+		return 1;
+	}
+	return 0;
+}
+
+int ltap_symbols_chain(struct ltap_symbols *s, int pid, const uint64_t *chain, int nr, struct ltap_frame *out,
+		       uint64_t *raw, int max)
+{
+	struct proc *p = NULL;
+	int kernel = 0, n = 0, looked = 0;
+
+	for (int i = 0; i < nr && n < max; i++) {
+		uint64_t a = chain[i];
+		struct ltap_frame *f = &out[n];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		memset(f, 0, sizeof *f);
+		f->kernel = kernel;
+		f->addr = a;
+		if (raw)
+			raw[n] = a;
+		n++;
+		if (a >= LTAP_KERNEL_ADDR) {
+			f->module = &s->kernel;
+			continue;
+		}
+		if (!looked) {
+			p = pid > 0 ? proc_get(s, pid) : NULL;
+			looked = 1;
+		}
+		if ((!p || !proc_frame(s, p, a, f)) && !kernel)
+			break;
+	}
+	return n;
+}
+
+int ltap_symbols_frame_sym(struct ltap_symbols *s, const struct ltap_frame *f, int lines, struct ltap_sym *out)
+{
+	struct module *m = (struct module *)f->module;
+	struct cached *c;
+
+	memset(out, 0, sizeof *out);
+	if (m == &s->kernel) {
+		out->kernel = 1;
+		if (!(c = cache_get(s, m, f->addr)) || !c->module)
+			return -ENOENT;
+		out->name = c->name;
+		out->off = c->off;
+		out->module = c->module;
+		return 0;
+	}
+	if (f->proc && (!m || m->anon) && jit_lookup((struct proc *)f->proc, f->addr, out) == 0)
+		return 0;
+	if (!m)
 		return -ENOENT;
-	m = mp->mod;
 	out->module = m->path;
 	if (!m->opened)
 		module_open(m);
 	if (m->failed)
 		return 0;
-	c = cache_get(s, m, module_vaddr(m, addr - mp->start + mp->pgoff));
+	c = cache_get(s, m, module_vaddr(m, f->addr));
 	if (!c)
 		return 0;
 	if (lines && !c->lines_done) {
@@ -634,4 +606,27 @@ int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int line
 		out->line = c->line;
 	}
 	return 0;
+}
+
+int ltap_symbols_mapped(struct ltap_symbols *s, int pid, uint64_t addr)
+{
+	struct ltap_frame f = {0};
+	struct proc *p;
+
+	if (addr >= LTAP_KERNEL_ADDR)
+		return 1;
+	return pid > 0 && (p = proc_get(s, pid)) && proc_frame(s, p, addr, &f);
+}
+
+int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines, struct ltap_sym *out)
+{
+	struct ltap_frame f = {0};
+	struct proc *p;
+
+	f.addr = addr;
+	if (addr >= LTAP_KERNEL_ADDR)
+		f.module = &s->kernel;
+	else if (pid > 0 && (p = proc_get(s, pid)))
+		proc_frame(s, p, addr, &f);
+	return ltap_symbols_frame_sym(s, &f, lines, out);
 }

@@ -32,14 +32,15 @@ if opts.svg then
   flame = mod
 end
 
-local stacks, acc = {}, overhead.new()
-profile(hz, function(e)
-  folded.add(stacks, e)
-  overhead.add(acc, e)
-end)
+-- counted per distinct stack in C, named once at the end (ltap.stackcount)
+local counts = ltap.stackcount()
+profile(hz, function(e) counts:add(e) end)
 
 finish(function()
+  local acc = overhead.new()
+  overhead.add_counts(acc, counts)
   overhead.print(acc, top)
+  local stacks = counts:folded()
   if opts.folded then
     local n, err = folded.write(stacks, opts.folded)
     if not n then error("--folded: " .. err, 0) end

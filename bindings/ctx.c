@@ -24,6 +24,7 @@
 
 #define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
 #define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
+#define TASK_RING_KB 1024    /* the instance's ring when it has task events only */
 
 struct ltap_ctx *ltap_ctx_get(lua_State *L)
 {
@@ -282,7 +283,15 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	}
 	/* a script of timers and hooks only needs no kernel tracing at all */
 	if (ctx->nprobes) {
-		ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
+		/* when every probe reads a perf ring (profiles, stacks), the instance
+		 * carries ltap's own task events only: a small ring, as allocating
+		 * and freeing 8 MB a CPU costs more CPU than a short profile */
+		size_t kb = ctx->opt.buffer_kb, only_perf = 1;
+		for (int id = 0; id < ctx->nids && only_perf; id++)
+			only_perf = !ctx->by_id[id] || ctx->by_id[id]->perf;
+		if (only_perf && kb > TASK_RING_KB)
+			kb = TASK_RING_KB;
+		ctx->inst = ltap_instance_open(kb, RING_WAKE_PERCENT);
 		if (!ctx->inst)
 			return -1;
 		if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))

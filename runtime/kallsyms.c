@@ -5,6 +5,7 @@
  * of address; other lines are skipped. */
 #include "kallsyms.h"
 
+#include "merge.h"
 #include "readfile.h"
 
 #include <errno.h>
@@ -65,33 +66,6 @@ static uint64_t kallsyms_addr(const char *line, size_t len)
 	return hi << 32 | lo;
 }
 
-/* Sorts k by address: the unsorted tail alone, then merged with the head. */
-static int kallsyms_sort(struct ksym *k, size_t n)
-{
-	size_t head = 1, a, b, o;
-	struct ksym *tail;
-
-	while (head < n && k[head - 1].addr <= k[head].addr)
-		head++;
-	if (head >= n)
-		return 0;
-	qsort(k + head, n - head, sizeof *k, ksym_cmp);
-	if (k[head - 1].addr <= k[head].addr)
-		return 0;
-	if (!(tail = malloc((n - head) * sizeof *tail)))
-		return -ENOMEM;
-	memcpy(tail, k + head, (n - head) * sizeof *tail);
-	/* from the back: the head moves only into room already merged */
-	for (a = head, b = n - head, o = n; b > 0;) {
-		if (a > 0 && k[a - 1].addr > tail[b - 1].addr)
-			k[--o] = k[--a];
-		else
-			k[--o] = tail[--b];
-	}
-	free(tail);
-	return 0;
-}
-
 struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 {
 	struct ltap_kallsyms *k = calloc(1, sizeof *k);
@@ -134,7 +108,9 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 		}
 		line = nl + 1;
 	}
-	if (kallsyms_sort(k->syms, k->n))
+	/* the kernel's own symbols come sorted, those of modules and BPF after */
+	if (ltap_merge_tail(k->syms, ltap_sorted_head(k->syms, k->n, sizeof *k->syms, ksym_cmp), k->n,
+			    sizeof *k->syms, ksym_cmp))
 		goto fail;
 	return k;
 fail:

@@ -21,6 +21,7 @@ struct cpu_ring {
 	struct ringpage rp;
 	int long_size;
 	char **pages;  /* ring of pool pages: [head, head + count) hold data */
+	char *pool;    /* the pages, one block: untouched (no page faults) until used */
 	int head, count, cap;
 	int loaded;    /* pages[head] is loaded in rp */
 	int subbuf;
@@ -156,12 +157,12 @@ struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle
 		if (r->long_size != 4 && r->long_size != 8)
 			r->long_size = (int)sizeof(long);
 		r->pages = calloc((size_t)r->cap, sizeof *r->pages);
+		r->pool = malloc((size_t)r->cap * (size_t)subbuf);
 		src->nr++;
-		if (!r->pages)
+		if (!r->pages || !r->pool)
 			goto fail;
 		for (int i = 0; i < r->cap; i++)
-			if (!(r->pages[i] = malloc((size_t)subbuf)))
-				goto fail;
+			r->pages[i] = r->pool + (size_t)i * (size_t)subbuf;
 		src->streams[src->nr - 1] = &r->s;
 	}
 	return src;
@@ -178,9 +179,7 @@ void ltap_tpsrc_close(struct ltap_tpsrc *src)
 		struct cpu_ring *r = &src->rings[i];
 		if (r->s.fd >= 0)
 			close(r->s.fd);
-		if (r->pages)
-			for (int j = 0; j < r->cap; j++)
-				free(r->pages[j]);
+		free(r->pool);
 		free(r->pages);
 	}
 	free(src->rings);

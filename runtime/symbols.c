@@ -4,6 +4,7 @@
  * perfmap.c, and a cache of (module, address) results, the kernel's too. */
 #include "symbols.h"
 
+#include "elfsym.h"
 #include "kallsyms.h"
 #include "perfmap.h"
 #include "symtab.h"
@@ -25,7 +26,6 @@
 
 #define PROC_BUCKETS 4096
 #define MOD_BUCKETS 512
-#define MAX_LOADS 16
 
 struct module {
 	struct module *next;
@@ -33,11 +33,11 @@ struct module {
 	struct ltap_symtab *tab;
 	int opened, failed;
 	int anon; /* no file: JIT code is named by /tmp/perf-PID.map */
+	int trusted; /* only root may write to its directory */
+	struct ltap_elf *elf;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
-	struct { uint64_t off, vaddr, size; } loads[MAX_LOADS];
-	int nloads;
 };
 
 struct map {
@@ -106,6 +106,7 @@ void ltap_symbols_free(struct ltap_symbols *s)
 			ltap_symtab_free(m->tab);
 			if (m->dwfl)
 				dwfl_end(m->dwfl);
+			ltap_elf_close(m->elf);
 			free(m->path);
 			free(m);
 		}
@@ -172,24 +173,6 @@ static struct module *module_get(struct ltap_symbols *s, const char *path)
 	return m;
 }
 
-static const Dwfl_Callbacks module_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-/* For a file in a directory another user may write to: separate debug info
- * only from /usr/lib/debug (build id or debuglink), not from beside the
- * file, where a FIFO would block libdwfl's open for good. */
-static char module_system_debug_dir[] = "/usr/lib/debug";
-static char *module_system_debug = module_system_debug_dir;
-static const Dwfl_Callbacks module_callbacks_system = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &module_system_debug,
-};
-
 /* Whether only root can write to path's directory (and to its .debug). */
 static int module_dir_trusted(const char *path)
 {
@@ -200,28 +183,95 @@ static int module_dir_trusted(const char *path)
 	return stat(dirname(dir), &st) == 0 && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* Opens the ELF file of a mapping. The path is what the kernel reported when
- * it was mapped; a user may since have put something else there, so it is
- * opened without blocking and used only when it is a regular file. */
+/* Whether the debug file at path goes with m: the same build id, or when m
+ * has none, the CRC its .gnu_debuglink records. fd: its descriptor. */
+static int module_debug_file(struct module *m, const char *path, GElf_Word crc, int *fd)
+{
+	struct ltap_elf *d = ltap_elf_open(path);
+	const unsigned char *id, *did;
+	size_t len = ltap_elf_build_id(m->elf, &id), dlen;
+	int ok;
+
+	if (!d)
+		return 0;
+	dlen = ltap_elf_build_id(d, &did);
+	ok = len ? dlen == len && memcmp(id, did, len) == 0 : ltap_elf_crc32(d) == crc;
+	if (ok)
+		*fd = ltap_elf_take_fd(d);
+	ltap_elf_close(d);
+	return ok && *fd >= 0;
+}
+
+/* libdwfl's search for a module's separate debug info, without its last
+ * resort: elfutils asks a debuginfod server when DEBUGINFOD_URLS is set,
+ * which would download files as root and stall the event loop for up to
+ * 90 s a module. By build id in /usr/lib/debug/.build-id (libdwfl's own
+ * search), then by the .gnu_debuglink name in /usr/lib/debug/DIR, and for a
+ * file in a directory only root may write to, first in DIR and DIR/.debug,
+ * the order elfutils tries; every candidate opened as ltap_elf_open opens
+ * files (a FIFO put beside a file cannot stall ltap). */
+static int module_find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, GElf_Addr base,
+				 const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
+{
+	struct module *m = *ud;
+	char dir[4096], path[8192];
+	const char *const where[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+	int fd = dwfl_build_id_find_debuginfo(mod, ud, modname, base, file_name, debuglink, crc, debug_name);
+
+	if (fd >= 0 || !m || !debuglink)
+		return fd;
+	if (debuglink[0] == '/') { /* a dwz file (.gnu_debugaltlink), by its path: only a system one */
+		struct ltap_elf *d = strncmp(debuglink, "/usr/lib/debug/", 15) == 0 ? ltap_elf_open(debuglink) : NULL;
+		fd = d ? ltap_elf_take_fd(d) : -1;
+		ltap_elf_close(d);
+		if (fd >= 0)
+			*debug_name = strdup(debuglink);
+		errno = 0;
+		return fd;
+	}
+	if (strchr(debuglink, '/'))
+		return -1;
+	snprintf(dir, sizeof dir, "%s", m->path);
+	for (size_t i = m->trusted ? 0 : 2; i < sizeof where / sizeof *where; i++) {
+		snprintf(path, sizeof path, where[i], dirname(dir), debuglink);
+		snprintf(dir, sizeof dir, "%s", m->path);
+		if (strcmp(path, m->path) != 0 && module_debug_file(m, path, crc, &fd)) {
+			*debug_name = strdup(path);
+			return fd;
+		}
+	}
+	errno = 0; /* nothing found: not an error */
+	return -1;
+}
+
+/* debuginfo_path: where dwfl_build_id_find_debuginfo looks (.build-id/) */
+static char module_debug_dir[] = "/usr/lib/debug";
+static char *module_debug_path = module_debug_dir;
+static const Dwfl_Callbacks module_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = module_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &module_debug_path,
+};
+
+/* Opens the ELF file of a mapping (ltap_elf_open: the path is what the
+ * kernel reported when it was mapped, and a user may since have put
+ * something else there), then hands it to libdwfl for symbols and lines. */
 static void module_open(struct module *m)
 {
-	struct stat st;
+	void **ud;
 	Elf *elf;
-	size_t nph;
 	int fd;
 
 	m->opened = 1;
 	m->failed = 1;
 	if (m->anon || m->path[0] != '/')
 		return; /* [vdso], //anon, [heap]: no file to read */
-	fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (!(m->elf = ltap_elf_open(m->path)) || !(m->dwfl = dwfl_begin(&module_callbacks)))
 		return;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    !(m->dwfl = dwfl_begin(module_dir_trusted(m->path) ? &module_callbacks : &module_callbacks_system))) {
-		close(fd);
+	m->trusted = module_dir_trusted(m->path);
+	if ((fd = ltap_elf_take_fd(m->elf)) < 0)
 		return;
-	}
 	/* libdwfl owns fd once the module is reported */
 	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, 0, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
@@ -229,28 +279,17 @@ static void module_open(struct module *m)
 		close(fd);
 	if (!m->mod || !(elf = dwfl_module_getelf(m->mod, &m->bias)))
 		return;
-	/* file offsets (what a mapping gives) to the ELF's own addresses */
-	if (elf_getphdrnum(elf, &nph) == 0) {
-		for (size_t i = 0; i < nph && m->nloads < MAX_LOADS; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-				m->loads[m->nloads].off = ph.p_offset;
-				m->loads[m->nloads].vaddr = ph.p_vaddr;
-				m->loads[m->nloads].size = ph.p_filesz;
-				m->nloads++;
-			}
-		}
-	}
+	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m; /* for module_find_debuginfo */
 	m->tab = ltap_symtab_new(m->mod);
 	m->failed = !m->tab;
 }
 
-static uint64_t module_vaddr(const struct module *m, uint64_t fileoff)
+/* File offset (what a mapping gives) -> the ELF's own address. */
+static uint64_t module_vaddr(struct module *m, uint64_t fileoff)
 {
-	for (int i = 0; i < m->nloads; i++)
-		if (fileoff >= m->loads[i].off && fileoff < m->loads[i].off + m->loads[i].size)
-			return fileoff - m->loads[i].off + m->loads[i].vaddr;
-	return fileoff;
+	uint64_t vaddr;
+	return ltap_elf_offset_addr(m->elf, fileoff, &vaddr) == 0 ? vaddr : fileoff;
 }
 
 /* ---- the result cache ---- */

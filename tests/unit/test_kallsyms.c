@@ -1,8 +1,10 @@
 /* test_kallsyms.c: /proc/kallsyms text parsed: code symbols only, the
- * unsorted tail of module symbols merged into the sorted kernel ones, the
+ * unsorted tail of module symbols merged into the sorted kernel ones (and
+ * that merge on its own), the
  * symbol at or below an address; the machine's own file read. */
 #include "check.h"
 #include "kallsyms.h"
+#include "merge.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -74,8 +76,37 @@ static void test_machine(void)
 	CHECK(ltap_kallsyms_load("/nonexistent") == NULL && errno == ENOENT);
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* ltap_merge_tail against qsort of the whole, on sorted heads and random
+ * tails of every length up to 40 (ties included), and ltap_sorted_head. */
+static void test_merge(void)
+{
+	int a[80], b[80], ok = 1;
+	unsigned seed = 7;
+
+	for (int n = 0; n <= 40; n++)
+		for (int head = 0; head <= n; head++) {
+			for (int i = 0; i < n; i++)
+				a[i] = (int)((seed = seed * 1103515245 + 12345) >> 16) % 25;
+			qsort(a, (size_t)head, sizeof *a, int_cmp);
+			memcpy(b, a, sizeof a);
+			qsort(b, (size_t)n, sizeof *b, int_cmp);
+			ok &= ltap_sorted_head(a, (size_t)n, sizeof *a, int_cmp) >= (size_t)(head ? head : n > 0);
+			ok &= ltap_merge_tail(a, (size_t)head, (size_t)n, sizeof *a, int_cmp) == 0 &&
+			      memcmp(a, b, (size_t)n * sizeof *a) == 0;
+		}
+	CHECK(ok);
+	CHECK(ltap_sorted_head(a, 0, sizeof *a, int_cmp) == 0);
+}
+
 int main(void)
 {
+	test_merge();
 	test_parse();
 	test_machine();
 	printf("%d checks, %d failed\n", checks, failures);

@@ -133,6 +133,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_counter(L);
 	ltap_open_profile(L);
 	ltap_open_stack(L);
+	ltap_open_flame(L);
 	ltap_open_event(L, ctx);
 	ltap_open_metrics(L, ctx);
 
@@ -300,7 +301,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)) || ltap_counters_attach(ctx) ||
 	    ltap_sampler_attach(ctx))
 		return -1;
-	ltap_proc_seed(ctx->proc);
+	if (ctx->inst || ctx->sampler) /* the names of running tasks, for events' e.comm */
+		ltap_proc_seed(ctx->proc);
 	if (ctx->inst) {
 		ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES, offset);
 		if (!ctx->src)

@@ -291,6 +291,9 @@ void ltap_metrics_free(struct ltap_ctx *ctx);
 /* profile.c: profile(), and the perf rings of a run */
 void ltap_open_profile(lua_State *L);
 int ltap_sampler_attach(struct ltap_ctx *ctx);
+/* flame.c: ltap.flame_layout, ltap.flame_sort (flame graphs' frames in C) */
+void ltap_open_flame(lua_State *L);
+
 /* stack.c: e:stack() and friends, sym() */
 enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME };
 void ltap_open_stack(lua_State *L);

@@ -150,7 +150,7 @@ int ltap_usage_report(lua_State *L, int idx)
 		return 0;
 	lua_getiuservalue(L, idx, 1);
 	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.script");
-	ltap_err("%s: %s", lua_tostring(L, -1), lua_tostring(L, -2));
+	ltap_err("%s: %s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "script", lua_tostring(L, -2));
 	lua_pop(L, 2); /* the name, the message */
 	return 1;
 }

@@ -89,14 +89,15 @@ static int profile_options(lua_State *L)
 		return luaL_error(L, "ltap.options: only while the script loads");
 	for (int i = 0; keys[i]; i++) {
 		const char *value;
-		int t = lua_getfield(L, 1, keys[i]);
+		int t = lua_getfield(L, 1, keys[i]), integral;
+		lua_Integer n = lua_tointegerx(L, -1, &integral);
 
 		if (t == LUA_TNIL || (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
 			lua_pop(L, 1);
 			continue;
 		}
-		if (t == LUA_TNUMBER && lua_tonumber(L, -1) == (lua_Number)(lua_Integer)lua_tonumber(L, -1))
-			value = lua_pushfstring(L, "%I", (lua_Integer)lua_tonumber(L, -1)); /* pid 5.0 is 5 */
+		if (t == LUA_TNUMBER && integral)
+			value = lua_pushfstring(L, "%I", n); /* pid 5.0 is 5 */
 		else
 			value = luaL_tolstring(L, -1, NULL);
 		if (ltap_targetopt_set(&ctx->opt, letters[i], value, why, sizeof why))

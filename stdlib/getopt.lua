@@ -47,7 +47,9 @@
 -- missing or bad value) is a usage error: ltap prints one line, "ltap:
 -- NAME: unknown option '--frob' (see: ltap NAME -h)", without a traceback,
 -- and exits 2. getopt.error(MSG) raises one of the script's own ("START and
--- END events are needed"); a mistake in the declaration is a script error.
+-- END events are needed"), getopt.value(TYPE, TEXT, NAME) types an argument
+-- as an option's value is typed; a mistake in the declaration is a script
+-- error (file:line and traceback).
 
 local M = {}
 

@@ -7,8 +7,15 @@
 
 struct entry {
 	struct ltap_stackcount_entry pub;
-	uint64_t hash;
 	/* then the frames, then the command's bytes */
+};
+
+/* A slot keeps its entry's hash beside the pointer: a probe that misses
+ * reads no entry (on a machine shared with other work each entry read is
+ * a cache miss, the most of what counting a sample cost). */
+struct slot {
+	uint64_t hash;
+	struct entry *e;
 };
 
 struct ltap_stackcount {
@@ -16,7 +23,7 @@ struct ltap_stackcount {
 	void *ud;
 	struct entry **order; /* entries in the order first counted */
 	size_t n, ordercap;
-	uint32_t *slots;      /* index + 1 into order; 0: empty */
+	struct slot *slots;   /* entry NULL: empty */
 	size_t nslots;
 	uint64_t total;
 };
@@ -41,10 +48,9 @@ static uint64_t sc_hash(const char *comm, size_t commlen, const struct ltap_fram
 	return h;
 }
 
-static int sc_same(const struct entry *e, uint64_t hash, const char *comm, size_t commlen,
-		   const struct ltap_frame *f, int n)
+static int sc_same(const struct entry *e, const char *comm, size_t commlen, const struct ltap_frame *f, int n)
 {
-	return e->hash == hash && e->pub.n == n && e->pub.commlen == commlen &&
+	return e->pub.n == n && e->pub.commlen == commlen &&
 	       (!n || memcmp(e->pub.frames, f, (size_t)n * sizeof *f) == 0) &&
 	       (!commlen || memcmp(e->pub.comm, comm, commlen) == 0);
 }
@@ -83,16 +89,18 @@ void ltap_stackcount_free(struct ltap_stackcount *sc)
 static int sc_grow(struct ltap_stackcount *sc)
 {
 	size_t ncap = sc->nslots ? sc->nslots * 2 : 1024;
-	uint32_t *ns = sc->alloc(sc->ud, NULL, 0, ncap * sizeof *ns);
+	struct slot *ns = sc->alloc(sc->ud, NULL, 0, ncap * sizeof *ns);
 
 	if (!ns)
 		return -ENOMEM;
 	memset(ns, 0, ncap * sizeof *ns);
-	for (size_t i = 0; i < sc->n; i++) {
-		size_t j = (size_t)sc->order[i]->hash & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = (uint32_t)(i + 1);
+	for (size_t i = 0; i < sc->nslots; i++) {
+		size_t j;
+		if (!sc->slots[i].e)
+			continue;
+		for (j = (size_t)sc->slots[i].hash & (ncap - 1); ns[j].e; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = sc->slots[i];
 	}
 	if (sc->slots)
 		sc->alloc(sc->ud, sc->slots, sc->nslots * sizeof *sc->slots, 0);
@@ -110,16 +118,14 @@ int ltap_stackcount_add(struct ltap_stackcount *sc, const char *comm, size_t com
 
 	if ((sc->n + 1) * 2 > sc->nslots && sc_grow(sc))
 		return -ENOMEM;
-	for (j = (size_t)hash & (sc->nslots - 1); sc->slots[j]; j = (j + 1) & (sc->nslots - 1)) {
-		e = sc->order[sc->slots[j] - 1];
-		if (sc_same(e, hash, comm, commlen, frames, n)) {
+	for (j = (size_t)hash & (sc->nslots - 1); sc->slots[j].e; j = (j + 1) & (sc->nslots - 1)) {
+		e = sc->slots[j].e;
+		if (sc->slots[j].hash == hash && sc_same(e, comm, commlen, frames, n)) {
 			e->pub.count += count;
 			sc->total += count;
 			return 0;
 		}
 	}
-	if (sc->n == UINT32_MAX - 1)
-		return -ENOMEM;
 	if (sc->n == sc->ordercap) {
 		size_t ncap = sc->ordercap ? sc->ordercap * 2 : 256;
 		struct entry **no = sc->alloc(sc->ud, sc->order, sc->ordercap * sizeof *no, ncap * sizeof *no);
@@ -130,7 +136,6 @@ int ltap_stackcount_add(struct ltap_stackcount *sc, const char *comm, size_t com
 	}
 	if (!(e = sc->alloc(sc->ud, NULL, 0, entry_size(n, commlen))))
 		return -ENOMEM;
-	e->hash = hash;
 	e->pub.n = n;
 	e->pub.frames = (const struct ltap_frame *)(e + 1);
 	if (n) /* frames and comm may be NULL when empty, which memcpy may not get */
@@ -142,7 +147,7 @@ int ltap_stackcount_add(struct ltap_stackcount *sc, const char *comm, size_t com
 	e->pub.leaf_raw = leaf_raw;
 	e->pub.count = count;
 	sc->order[sc->n++] = e;
-	sc->slots[j] = (uint32_t)sc->n;
+	sc->slots[j] = (struct slot){hash, e};
 	sc->total += count;
 	return 0;
 }

@@ -691,6 +691,9 @@ int ltap_flame_svg(const struct ltap_flame *fl, const struct ltap_flame_style *s
 	} else if (st->fill == LTAP_FLAME_DIFF_SELF) {
 		big = fl->maxdelta > 1 ? fl->maxdelta : 1;
 	}
+	/* a frame's line is 200-300 bytes: one allocation, not a copy per doubling */
+	if (ltap_strbuf_reserve(text, fl->n * 320))
+		return -ENOMEM;
 	for (size_t i = 0; i < fl->n && !o.failed; i++) {
 		const struct ltap_flame_frame *f = &fl->f[i];
 		const char *name = f->name;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ltap_strbuf_add(struct ltap_strbuf *b, const void *s, size_t n)
+int ltap_strbuf_reserve(struct ltap_strbuf *b, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t c = b->cap ? b->cap : 4096;
@@ -17,6 +17,13 @@ int ltap_strbuf_add(struct ltap_strbuf *b, const void *s, size_t n)
 		b->p = np;
 		b->cap = c;
 	}
+	return 0;
+}
+
+int ltap_strbuf_add(struct ltap_strbuf *b, const void *s, size_t n)
+{
+	if (ltap_strbuf_reserve(b, n))
+		return -ENOMEM;
 	if (n)
 		memcpy(b->p + b->len, s, n);
 	b->len += n;

@@ -11,6 +11,8 @@ struct ltap_strbuf {
 
 /* Appends n bytes of s: 0 or -ENOMEM (the text unchanged). */
 int ltap_strbuf_add(struct ltap_strbuf *b, const void *s, size_t n);
+/* Room for n more bytes without another allocation: 0 or -ENOMEM. */
+int ltap_strbuf_reserve(struct ltap_strbuf *b, size_t n);
 void ltap_strbuf_free(struct ltap_strbuf *b);
 
 #endif

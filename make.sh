@@ -15,7 +15,8 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # Debian's prometheus.service (:9090) and, as recommended, the node exporter
 # (:9100); the tests neither use nor touch them (free loopback ports, their
 # own process killed by pid). Without systemd (containers, CI) nothing starts.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client"
+# tmux: a real terminal for ltap top's test (a pane, its screen captured).
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

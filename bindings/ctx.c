@@ -134,6 +134,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_stack(L);
 	ltap_open_event(L, ctx);
 	ltap_open_metrics(L, ctx);
+	ltap_open_term(L, ctx);
 
 	lua_settop(L, 0);
 	ltap_ctx_push_slots(L, ctx);

@@ -292,11 +292,13 @@ void ltap_metrics_free(struct ltap_ctx *ctx);
 void ltap_open_profile(lua_State *L);
 int ltap_sampler_attach(struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
-enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME };
+enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF };
 void ltap_open_stack(lua_State *L);
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
+/* leaf.c: e:leaf() (STACK_LEAF): sym, module, kernel, off, addr of frame 1 */
+int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r);
 /* memory.c: the Lua state, its allocator with the limit, the limit's message */
 lua_State *ltap_memory_state(struct ltap_ctx *ctx);
 void ltap_memory_report(struct ltap_ctx *ctx);
@@ -310,6 +312,8 @@ void ltap_check_options(lua_State *L, int idx, const char *what, const struct lt
 void ltap_open_options(lua_State *L);
 /* command.c: c from the string or argument vector at idx; raises "fname: ..." */
 void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);
+/* term.c: ltap.term, the terminal of a full-screen script (ltap top) */
+void ltap_open_term(lua_State *L, struct ltap_ctx *ctx);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -140,6 +140,8 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
 	if (which == STACK_FOLDED)
 		return stack_folded(L, ctx, r, arg);
+	if (which == STACK_LEAF)
+		return ltap_stack_leaf(L, ctx, r);
 	n = stack_frames(ctx, r, addrs, kern);
 	if (which == STACK_FRAME) {
 		if (arg < 1 || arg > n)

@@ -314,6 +314,8 @@ void ltap_open_options(lua_State *L);
 void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);
 /* term.c: ltap.term, the terminal of a full-screen script (ltap top) */
 void ltap_open_term(lua_State *L, struct ltap_ctx *ctx);
+/* disasm.c: ltap.disasm, ltap.source (ltap annotate) */
+void ltap_open_disasm(lua_State *L);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

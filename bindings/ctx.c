@@ -136,6 +136,7 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ltap_open_metrics(L, ctx);
 	ltap_open_term(L, ctx);
 	ltap_open_disasm(L);
+	ltap_open_perfdata(L);
 
 	lua_settop(L, 0);
 	ltap_ctx_push_slots(L, ctx);

@@ -292,13 +292,20 @@ void ltap_metrics_free(struct ltap_ctx *ctx);
 void ltap_open_profile(lua_State *L);
 int ltap_sampler_attach(struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
-enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF };
+enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF, STACK_SCRIPT };
 void ltap_open_stack(lua_State *L);
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
+/* the frames of r, leaf first, at most LTAP_STACK_MAX_FRAMES, the chain cut
+ * where a user frame leaves every mapping (kern[i]: a kernel frame) */
+#define LTAP_STACK_MAX_FRAMES 512
+int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern);
 /* leaf.c: e:leaf() (STACK_LEAF): sym, module, kernel, off, addr of frame 1 */
 int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r);
+/* scripttext.c: e:script(PERIOD) (STACK_SCRIPT; arg: the stack index of
+ * the comm, then PERIOD): the sample as perf script prints it */
+int ltap_stack_script(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx);
 /* memory.c: the Lua state, its allocator with the limit, the limit's message */
 lua_State *ltap_memory_state(struct ltap_ctx *ctx);
 void ltap_memory_report(struct ltap_ctx *ctx);
@@ -316,6 +323,8 @@ void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *f
 void ltap_open_term(lua_State *L, struct ltap_ctx *ctx);
 /* disasm.c: ltap.disasm, ltap.source (ltap annotate) */
 void ltap_open_disasm(lua_State *L);
+/* perfdata.c: ltap.perfdata, the samples of a perf.data (ltap annotate -i) */
+void ltap_open_perfdata(lua_State *L);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L);
 

@@ -525,7 +525,8 @@ static int item_cmp(const void *x, const void *y)
 
 static void hand_out(struct reader *r, const struct ltap_perfdata_ops *ops)
 {
-	qsort(r->items, r->nitems, sizeof *r->items, item_cmp);
+	if (r->nitems) /* qsort may not be given NULL */
+		qsort(r->items, r->nitems, sizeof *r->items, item_cmp);
 	for (size_t i = 0; i < r->nitems; i++) {
 		const struct item *it = &r->items[i];
 		switch (it->kind) {

@@ -183,7 +183,8 @@ function M:print_module(m, out, o)
 end
 
 -- Prints every module's annotation; nil, msg when none has samples of the
--- function (the message says how many samples there were).
+-- function (the message says how many samples there were) or none can be
+-- read (kernel code, a file gone); the others are named on stderr.
 function M:print(out, o)
   local mods = self:modules()
   if #mods == 0 then
@@ -193,16 +194,25 @@ function M:print(out, o)
     end
     return nil, why
   end
-  for i, m in ipairs(mods) do
-    if i > 1 then out:write("\n") end
+  local printed, why = 0, nil
+  for _, m in ipairs(mods) do
+    local ok, err
     if m.module:match("^%[") then
-      io.stderr:write(string.format("ltap: annotate: %s in %s: kernel code is not annotated (no vmlinux is read)\n",
-        self.symbol, m.module))
+      ok, err = nil, string.format("%s in %s: kernel code is not annotated (no vmlinux is read)", self.symbol, m.module)
     else
-      local ok, err = self:print_module(m, out, o)
-      if not ok then io.stderr:write("ltap: annotate: " .. err .. "\n") end
+      if printed > 0 then out:write("\n") end
+      ok, err = self:print_module(m, out, o)
+    end
+    if ok then
+      printed = printed + 1
+    elseif printed > 0 or why then
+      io.stderr:write("ltap: annotate: " .. err .. "\n")
+    else
+      why = err -- said once, as the reason, when nothing can be printed
     end
   end
+  if printed == 0 then return nil, why end
+  if why then io.stderr:write("ltap: annotate: " .. why .. "\n") end
   return true
 end
 

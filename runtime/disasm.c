@@ -635,25 +635,32 @@ int ltap_disasm_range(struct ltap_disasm *d, uint64_t start, uint64_t size, int 
 {
 	const unsigned char *code = disasm_bytes(d, start, size);
 	const char *last_rel = NULL, *last_abs = NULL;
-	struct ltap_insn *ins;
+	struct ltap_insn *ins = NULL;
 	cs_insn *in;
 	uint64_t addr = start;
 	size_t left = size;
-	int n = 0;
+	int n = 0, cap = 0;
 
 	*out = NULL;
 	if (!code)
 		return -ERANGE;
-	ins = calloc((size_t)max, sizeof *ins);
-	in = cs_malloc(d->cs);
-	if (!ins || !in) {
-		free(ins);
-		if (in)
-			cs_free(in, 1);
+	if (!(in = cs_malloc(d->cs)))
 		return -ENOMEM;
-	}
 	while (left > 0 && n < max) {
-		struct ltap_insn *t = &ins[n];
+		struct ltap_insn *t;
+		if (n == cap) { /* grown as decoded: a function's bytes bound, not size it */
+			int ncap = cap ? cap * 2 : 256;
+			struct ltap_insn *more = realloc(ins, (size_t)ncap * sizeof *ins);
+			if (!more) {
+				free(ins);
+				cs_free(in, 1);
+				return -ENOMEM;
+			}
+			ins = more;
+			cap = ncap;
+		}
+		t = &ins[n];
+		memset(t, 0, sizeof *t);
 		if (!cs_disasm_iter(d->cs, &code, &left, &addr, in)) {
 			/* not an instruction capstone knows: objdump's "(bad)" takes one byte */
 			snprintf(t->text, sizeof t->text, "%s", disasm_unknown(code, left, &t->size));

@@ -12,7 +12,7 @@ struct ltap_disasm;
 struct ltap_insn {
 	uint64_t addr;      /* the ELF's own address (what objdump -d shows) */
 	int size;           /* bytes */
-	char text[192];     /* "mov    0x2e6a(%rip),%rax        # 4050 <sink>" */
+	char text[320];     /* "mov    0x2e6a(%rip),%rax        # 4050 <sink>" (a label cut at the end) */
 	const char *file;   /* source file (absolute as eu-addr2line prints it), or NULL */
 	int line;
 };

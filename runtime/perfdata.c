@@ -136,18 +136,19 @@ static int read_attrs(struct reader *r, const struct file_section *attrs, uint64
 		if (!section_ok(r, &ids) || ids.size % 8 || ids.size / 8 > MAX_IDS - r->nids)
 			return fail(r, "damaged perf.data (the ids of attribute %d)", i);
 		if (ids.size) {
-			uint64_t *more = realloc(r->ids, (r->nids + ids.size / 8) * 2 * sizeof *more);
+			size_t k = ids.size / 8;
+			uint64_t *more = realloc(r->ids, (r->nids + k) * 2 * sizeof *more);
 			if (!more)
 				return fail(r, "out of memory");
 			r->ids = more;
-			for (uint64_t k = 0; k < ids.size / 8; k++) {
-				uint64_t id;
-				if (read_at(r, ids.offset + k * 8, &id, 8))
-					return fail(r, "cannot read the ids of attribute %d", i);
-				r->ids[2 * r->nids] = id;
-				r->ids[2 * r->nids + 1] = (uint64_t)i;
-				r->nids++;
+			/* read in one go into the upper half of the new pairs, then spread */
+			if (read_at(r, ids.offset, more + 2 * r->nids + k, (size_t)ids.size))
+				return fail(r, "cannot read the ids of attribute %d", i);
+			for (size_t j = 0; j < k; j++) {
+				r->ids[2 * (r->nids + j)] = r->ids[2 * r->nids + k + j];
+				r->ids[2 * (r->nids + j) + 1] = (uint64_t)i;
 			}
+			r->nids += k;
 		}
 	}
 	if (r->nattrs > 1) {

@@ -20,13 +20,18 @@
 -- (perf record -g), or perf script text with offsets (ltap profile --save,
 -- perf script -F +symoff).
 local getopt = require("ltap.getopt")
-local cmdline = require("ltap.cmdline")
 local annotate = require("ltap.annotate")
 
-local usage = "usage: ltap annotate SYMBOL [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] | ltap annotate SYMBOL -i FILE"
-local opts, rest = getopt(arg, {F = "number", p = "value", c = "value", a = "flag", d = "value", i = "value"}, usage)
-if #rest ~= 1 then error("annotate: " .. (#rest == 0 and "which function?" or "one function at a time") ..
-  " (" .. usage .. ")", 0) end
+local opts, rest = getopt{
+  {"-F, --freq", "integer", "samples per second per CPU, live (default 999)", min = 1, max = 100000, arg = "HZ"},
+  {"-i, --input", "string", "annotate a saved profile: a perf.data, or perf script text with offsets",
+    arg = "FILE"},
+  targets = true,
+}
+if #rest ~= 1 then getopt.error(#rest == 0 and "which function? (SYMBOL)" or "one function at a time") end
+if opts.input and (opts.freq or opts.pid or opts.command or opts.all or opts.duration or opts.record) then
+  getopt.error("-i reads a saved profile: -F, -p, -c, -a, -d and --record are for a live one")
+end
 local a = annotate.new(rest[1])
 local print_opts = {color = ltap.term.interactive(), event = "cpu-clock"}
 
@@ -36,26 +41,23 @@ local function report()
   exit(ok and 0 or 1)
 end
 
-if opts.i then
-  if opts.p or opts.c or opts.a or opts.d or opts.F then
-    error("annotate: -i reads a saved profile: -F, -p, -c, -a and -d are for a live one (" .. usage .. ")", 0)
-  end
+if opts.input then
   -- a file that cannot be read is a fact of the world: one line, exit 1
   local function load()
-    local f, err = io.open(opts.i, "rb")
+    local f, err = io.open(opts.input, "rb")
     if not f then return nil, err end
     local magic = f:read(8)
     f:close()
     if magic == "PERFILE2" then
-      local rows, why = ltap.perfdata(opts.i)
-      if not rows then return nil, "cannot read " .. opts.i .. ": " .. why end
+      local rows, why = ltap.perfdata(opts.input)
+      if not rows then return nil, "cannot read " .. opts.input .. ": " .. why end
       print_opts.event = rows.event or "cpu-clock"
       for _, r in ipairs(rows) do a:add(r.module, r.sym, r.off, r.period, r.samples) end
       return true
     end
-    local ok, why = annotate.read_text(a, opts.i)
+    local ok, why = annotate.read_text(a, opts.input)
     if ok and a.seen == 0 then ok, why = nil, "no samples (perf script text with call chains?)" end
-    if not ok then return nil, "cannot read " .. opts.i .. ": " .. why end
+    if not ok then return nil, "cannot read " .. opts.input .. ": " .. why end
     return true
   end
   begin(function()
@@ -68,8 +70,7 @@ if opts.i then
     end
   end)
 else
-  cmdline.targets(opts, usage)
-  local hz = opts.F or 999
+  local hz = opts.freq or 999
   profile(hz, function(e)
     local sym, module, _, off = e:leaf()
     if sym and a:wants(sym) then

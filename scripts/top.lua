@@ -17,25 +17,25 @@
 -- into a command or a shared object and out, quit); on anything else it
 -- prints one table of at most ROWS rows (default 25) per interval.
 local getopt = require("ltap.getopt")
-local cmdline = require("ltap.cmdline")
 local topview = require("ltap.topview")
 
-local usage = "usage: ltap top [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] [-i INTERVAL] [-n ROWS] [-z] " ..
-  "[-s overhead|comm|dso|sym] [--comm COMM] [--dso DSO] [--filter PATTERN]"
-local opts, rest = getopt(arg, {F = "number", p = "value", c = "value", a = "flag", d = "value", i = "value",
-  n = "number", z = "flag", s = "value", comm = "value", dso = "value", filter = "value"}, usage)
-if #rest > 0 then error("top: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
-cmdline.targets(opts, usage)
-local hz = opts.F or 4000
-local interval = opts.i or "2s"
-local interval_ns, why = ltap.parse_duration(interval)
-if not interval_ns or interval_ns < 10000000 then
-  error("top: -i: " .. (why or ("interval '" .. interval .. "' under 10ms")), 0)
-end
-local nrows = opts.n or 25
-if math.type(nrows) ~= "integer" or nrows < 1 then error("top: -n: bad row count '" .. tostring(opts.n) .. "'", 0) end
-local ok, view = pcall(topview.new, {zero = opts.z, sort = opts.s, comm = opts.comm, dso = opts.dso, filter = opts.filter})
-if not ok then error("top: -s: " .. view, 0) end
+local opts, rest = getopt{
+  {"-F, --freq", "integer", "samples per second per CPU", default = 4000, min = 1, max = 100000, arg = "HZ"},
+  {"-i, --interval", "duration", "refresh every INTERVAL (at least 10ms)", default = "2s", arg = "INTERVAL"},
+  {"-n, --rows", "integer", "the ROWS first rows of each table (not on a terminal)", default = 25, min = 1,
+    arg = "ROWS"},
+  {"-z, --zero", "flag", "each refresh shows its own interval (no decay)"},
+  {"-s, --sort", "string", "the column the rows are sorted by", default = "overhead",
+    choices = {"overhead", "comm", "dso", "sym"}, arg = "SORT"},
+  {"--comm", "string", "zoomed into command COMM", arg = "COMM"},
+  {"--dso", "string", "zoomed into shared object DSO", arg = "DSO"},
+  {"--filter", "string", "only symbols matching PATTERN (a Lua pattern, else plain text)", arg = "PATTERN"},
+  targets = true,
+}
+if #rest > 0 then getopt.error("unexpected argument '" .. rest[1] .. "'") end
+local hz, interval_ns, nrows = opts.freq, opts.interval, opts.rows
+if interval_ns < 10000000 then getopt.error("-i: an interval under 10ms") end
+local view = topview.new{zero = opts.zero, sort = opts.sort, comm = opts.comm, dso = opts.dso, filter = opts.filter}
 
 -- the interval's samples by leaf frame: no table per sample (e:leaf gives values)
 local cur = stats{max_keys = 200000, full = "drop"}
@@ -108,7 +108,7 @@ begin(function()
   end
 end)
 
-every(interval, function()
+every(interval_ns / 1e9, function()
   refresh()
   if screen then draw() else io.stdout:write(view:table(nrows, status())) io.stdout:flush() end
 end)

@@ -98,7 +98,11 @@ run_ltap $WORK/out $WORK/err annotate crunch -i $WORK/nonexistent
 expect_eq "no file: exit" 1 "$RC"
 expect_grep "no file" "^ltap: annotate: $WORK/nonexistent: No such file or directory$" $WORK/err
 run_ltap $WORK/out $WORK/err annotate crunch -i $WORK/perf.data -a
-expect_eq "-i with -a: exit" 1 "$RC"
+expect_eq "-i with -a: exit" 2 "$RC"
+expect_eq "-i with -a" "ltap: annotate: -i reads a saved profile: -F, -p, -c, -a, -d and --record are for a live one (see: ltap annotate -h)" "$(cat $WORK/err)"
+run_ltap $WORK/out $WORK/err annotate -i $WORK/perf.data
+expect_eq "no function: exit" 2 "$RC"
+expect_eq "no function" "ltap: annotate: which function? (SYMBOL) (see: ltap annotate -h)" "$(cat $WORK/err)"
 # damaged perf.data: truncated, header sizes, record sizes; never a crash or a hang
 size=$(stat -c %s $WORK/perf.data)
 python3 - $WORK/perf.data $WORK/bad <<'PY'

@@ -1,7 +1,9 @@
 # Aggregates on live events: the interval-sum invariant, syscount and
 # pagealloc-hist on a controlled workload, JSON documents parsed back.
 
-# every event is counted in exactly one interval: the intervals sum to N
+# every event is counted in exactly one interval or counted as lost: the
+# intervals and the lost count sum to N (a slow machine or the sanitizer
+# build may lose some to a full ring; the accounting must still be exact)
 cat > $WORK/iv.lua <<'LUA'
 local s = stats()
 probe("syscalls:sys_enter_getppid", function(e) s:inc(e.comm) end)
@@ -11,7 +13,10 @@ finish(flush)
 LUA
 run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 2000000" $WORK/iv.lua
 expect_eq "exit" 0 "$RC"
-expect_eq "interval counts sum to N" 2000000 "$(awk '/^interval/{s+=$2} END{print s}' $WORK/out)"
+lost=$(sed -nE 's/^ltap: lost ([0-9]+) events \(.*the ring was full.*/\1/p' $WORK/err)
+counted=$(awk '/^interval/{s+=$2} END{print s}' $WORK/out)
+expect_eq "interval counts + lost events sum to N" 2000000 "$((counted + ${lost:-0}))"
+[ "$counted" -ge 100000 ] || fail "only $counted of 2000000 events counted"
 busy=$(awk '/^interval/ && $2 > 0 {n++} END{print n+0}' $WORK/out)
 [ "$busy" -ge 3 ] || { cat $WORK/out; fail "only $busy intervals saw events: the invariant was not exercised"; }
 echo "ok: $busy intervals with events"

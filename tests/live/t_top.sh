@@ -175,6 +175,10 @@ echo "first rows: $firsts"
   fail "hot_spin is not the first row of the tables"
 grep -qE '^ +[0-9.]+% +[0-9]+ +hot +hot +\[\.\] hot_spin$' $WORK/out || fail "no hot_spin row"
 
+# usage errors (ltap.getopt's): one line, exit 2, nothing attached
 run_ltap $WORK/out $WORK/err top -s size -d 1s
-expect_eq "bad sort: exit" 1 "$RC"
-expect_grep "bad sort" "top: -s: bad sort 'size' \(overhead, comm, dso, sym\)" $WORK/err
+expect_eq "bad sort: exit" 2 "$RC"
+expect_eq "bad sort" "ltap: top: -s: bad value 'size' (overhead, comm, dso or sym)" "$(cat $WORK/err)"
+run_ltap $WORK/out $WORK/err top -i 5ms
+expect_eq "short interval: exit" 2 "$RC"
+expect_eq "short interval" "ltap: top: -i: an interval under 10ms (see: ltap top -h)" "$(cat $WORK/err)"

@@ -90,7 +90,7 @@ static int options_cmp(const void *a, const void *b)
 /* ltap.check_options(T, SPEC, WHAT, [LEVEL]): T's keys against SPEC (name ->
  * types); an error at LEVEL (default 2: the caller of the function whose
  * options T are). T nil is no options. */
-static int options_lua(lua_State *L)
+int options_lua(lua_State *L)
 {
 	struct ltap_optspec spec[OPTIONS_MAX];
 	const char *what = luaL_checkstring(L, 3);
@@ -117,12 +117,4 @@ static int options_lua(lua_State *L)
 	}
 	options_check(L, 1, what, spec, n, level);
 	return 0;
-}
-
-void ltap_open_options(lua_State *L)
-{
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, options_lua);
-	lua_setfield(L, -2, "check_options");
-	lua_pop(L, 1);
 }

@@ -201,7 +201,7 @@ static void world_live(struct world *w, uint64_t first)
 	ltap_loop_finish(w->loop, until);
 }
 
-/* as bindings/session.c replays a recording that ends at `end` */
+/* as bindings/ctx.c runs a replay of a recording that ends at `end` */
 static void world_replay(struct world *w, uint64_t end)
 {
 	w->all_readable = 1;

@@ -31,7 +31,6 @@ static const struct api_func {
 	{"os", "exit", run_os_exit},
 	{"ltap", "drain", run_drain},
 	{"ltap", "options", run_options},
-	{"ltap", "set_command", run_set_command},
 	{"ltap", "lost", run_lost},
 	{"ltap", "mark", run_mark},
 	/* signals.c */
@@ -50,6 +49,8 @@ static const struct api_func {
 	{"ltap", "syscall_name", names_syscall},
 	/* options.c */
 	{"ltap", "check_options", options_lua},
+	{"ltap", "usage_error", options_usage_error},
+	{"ltap", "parse_size", options_parse_size},
 };
 
 static const struct api_part {
@@ -63,6 +64,7 @@ static const struct api_part {
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.event, the reused event object (event.c)", ltap_open_event},
 	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},
+	{"the usage error type (options.c)", ltap_open_options},
 	{"the stdlib in package.preload (embedded.c)", ltap_open_embedded},
 };
 

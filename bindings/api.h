@@ -23,7 +23,6 @@ int run_exit(lua_State *L);
 int run_os_exit(lua_State *L);
 int run_drain(lua_State *L);
 int run_options(lua_State *L);
-int run_set_command(lua_State *L);
 int run_lost(lua_State *L);
 int run_mark(lua_State *L);
 /* signals.c */
@@ -42,5 +41,7 @@ int uprobe_functions(lua_State *L);
 int names_syscall(lua_State *L);
 /* options.c */
 int options_lua(lua_State *L);
+int options_usage_error(lua_State *L);
+int options_parse_size(lua_State *L);
 
 #endif

@@ -19,6 +19,8 @@
 static int call_msghandler(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+	if (msg == NULL && luaL_testudata(L, 1, "ltap.usage"))
+		return 1; /* a usage error: its one line, no traceback (options.c) */
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
 			return 1;
@@ -107,11 +109,14 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 			lua_pop(L, 1);
 		return call_end(ctx);
 	}
-	if (ctx->forgive && ctx->forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
+	if (ltap_usage_report(L, -1)) {
+		ctx->usage = 1;
+	} else if (ctx->forgive && ctx->forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
 		lua_pop(L, 1);
 		return -1;
+	} else {
+		ltap_err("%s", lua_tostring(L, -1));
 	}
-	ltap_err("%s", lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (ctx->interrupted) {
 		/* the user stopped a runaway handler: end hooks still run */

@@ -101,6 +101,11 @@ int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
 		lua_pushinteger(L, ctx->interrupts);
 		lua_pushnumber(L, ctx->last_interrupt ? (double)(now - ctx->last_interrupt) / 1e9 : 1e9);
 		ctx->last_interrupt = now;
+		/* live, the signal came at `now`, which may be past the last event
+		 * dispatched: a timer FN sets (after(2, ...)) counts from the signal,
+		 * so it cannot come due before the time FN is told about */
+		if (!ctx->opt.input && ctx->trace_now < now)
+			ctx->trace_now = now;
 		ltap_event_clear(ctx);
 		if (ltap_call(ctx, 2, 1) != 0)
 			return 1;

@@ -48,11 +48,25 @@ run_ltap $WORK/out $WORK/err stat -e task-clock -- sh -c "$SPIN $WORK/p5 & while
 expect_eq "stat exit" 0 "$RC"
 check_tree_gone "ltap stat" $WORK/p5
 
-# ltap SIGKILLed: the tree outlives it in its cgroup; the next ltap ends it
+# ltap SIGKILLed: its guardian ends the tree (the command's cgroup is on its
+# list from before the command was moved into it), with no ltap run needed
 "$LTAP" -c "$SPIN $WORK/p6" -e "$NOP" > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)
 wait_for $WORK/p6 .
 for p in $(cat $WORK/p6); do STARTED+=("$p"); done
 kill -KILL $l; set +e; wait $l; set -e
-run_ltap $WORK/out $WORK/err -v -d 10ms -e "$NOP"
-expect_grep "stale command ended" "ended the command of a dead ltap \(ltap-$l-" $WORK/err
-check_tree_gone "after a SIGKILLed ltap, at the next start" $WORK/p6
+for _ in $(seq 100); do all=1; for p in $(cat $WORK/p6); do gone $p || all=0; done; [ $all = 1 ] && break; sleep 0.01; done
+wait_for $WORK/err "guardian: ltap $l ended without cleaning up: .*killed and removed cgroup"
+check_tree_gone "after a SIGKILLed ltap, by its guardian within 1 s" $WORK/p6
+
+# a command cgroup left by an ltap whose guardian died too is ended at the
+# next start: made here by hand, in the name a dead ltap (pid above pid_max) would use
+mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+base=$mnt$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup | sed 's,^/$,,')
+cg=$base/ltap-999999999-1
+if [ -n "$mnt" ] && [ -d "$base" ] && mkdir $cg 2>/dev/null; then
+  run_ltap $WORK/out $WORK/err -v -d 10ms -e "$NOP"
+  [ ! -d $cg ] || { rmdir $cg; fail "a dead ltap's command cgroup was not removed at the next start"; }
+  expect_grep "stale command ended" "ended the command of a dead ltap \(ltap-999999999-1" $WORK/err
+else
+  echo "skip: stale cgroup reaping: cannot make $cg (no writable cgroup v2 here)"
+fi

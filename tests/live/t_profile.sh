@@ -62,5 +62,5 @@ echo "-a: hot samples, % in hot_spin: $share"
 [ "${share% *}" -ge 300 ] && [ "${share#* }" -ge 80 ] || fail "-a: hot_spin share: $share"
 
 run_ltap $WORK/out $WORK/err profile -F 0 -d 1s
-expect_eq "bad frequency exit" 1 "$RC"
-expect_grep "bad frequency" "bad frequency '0'" $WORK/err
+expect_eq "bad frequency exit" 2 "$RC"
+expect_eq "bad frequency" "ltap: profile: -F: bad value '0' (an integer, 1 to 100000)" "$(cat $WORK/err)"

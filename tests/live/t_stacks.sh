@@ -78,5 +78,5 @@ expect_grep "report header" "^# Overhead  Command +Shared Object +Symbol$" $WORK
 expect_eq "report's first row" "touch_pages [kernel.kallsyms] [k] __alloc_frozen_pages_noprof" \
   "$(grep -m1 '%' $WORK/out | awk '{ print $2, $3, $4, $5 }')"
 run_ltap $WORK/out $WORK/err report
-expect_eq "report without an event" 1 "$RC"
-expect_grep "report usage" "^ltap: usage: ltap report EVENT" $WORK/err
+expect_eq "report without an event" 2 "$RC"
+expect_eq "report usage" "ltap: report: an EVENT is needed (see: ltap report -h)" "$(cat $WORK/err)"

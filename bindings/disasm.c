@@ -31,7 +31,7 @@ static int disasm_fail(lua_State *L, const char *fmt, const char *a, const char 
 	return 2;
 }
 
-static int disasm_disasm(lua_State *L)
+int disasm_disasm(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1), *name = luaL_checkstring(L, 2);
 	struct ltap_disasm *d = ltap_disasm_open(path);
@@ -83,7 +83,7 @@ static int disasm_disasm(lua_State *L)
 	return 1;
 }
 
-static int disasm_source(lua_State *L)
+int disasm_source(lua_State *L)
 {
 	const char *file = luaL_checkstring(L, 1), *binary = luaL_checkstring(L, 2);
 	struct stat bin, st;
@@ -127,17 +127,4 @@ static int disasm_source(lua_State *L)
 	}
 	free(text);
 	return 1;
-}
-
-static const luaL_Reg disasm_funcs[] = {
-	{"disasm", disasm_disasm},
-	{"source", disasm_source},
-	{NULL, NULL},
-};
-
-void ltap_open_disasm(lua_State *L)
-{
-	lua_getglobal(L, "ltap");
-	luaL_setfuncs(L, disasm_funcs, 0);
-	lua_pop(L, 1);
 }

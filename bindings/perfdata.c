@@ -161,7 +161,7 @@ static void pd_sample(void *ud, const struct ltap_perfdata_sample *s)
 	}
 }
 
-static int perfdata_read(lua_State *L)
+int perfdata_read(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
 	struct pd p = {0};
@@ -213,12 +213,4 @@ static int perfdata_read(lua_State *L)
 	free(p.pids);
 	free(p.rows);
 	return 1;
-}
-
-void ltap_open_perfdata(lua_State *L)
-{
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, perfdata_read);
-	lua_setfield(L, -2, "perfdata");
-	lua_pop(L, 1);
 }

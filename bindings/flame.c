@@ -59,7 +59,7 @@ static double *flame_numbers(lua_State *L, int idx, size_t n)
 
 /* ltap.flame_layout(KEYS, CNT, [CNT0], MINW): the frames of the stacks KEYS
  * (drawing order) with counts CNT (and CNT0 before, for a differential). */
-static int flame_layout(lua_State *L)
+int flame_layout(lua_State *L)
 {
 	size_t n, i;
 	const char **keys;
@@ -211,7 +211,7 @@ static void sort_collect(lua_State *L, int idx, int skip, int keys)
 /* ltap.flame_sort(T, [T0]): the stacks of folded tables T (and T0, before)
  * in byte order (flamegraph.pl's, and Lua's in the C locale), their counts
  * in T and in T0 (0 where a table lacks one). */
-static int flame_sort(lua_State *L)
+int flame_sort(lua_State *L)
 {
 	int with0 = !lua_isnoneornil(L, 2), keys;
 	size_t n;
@@ -306,7 +306,7 @@ static void push_count(lua_State *L, const char *s, size_t len)
  * the rest of FILE) in input order, their counts, the counts before of
  * two-column lines (nil when there are none), the number of lines that are
  * no stack lines and the first one's number (nil when none). */
-static int flame_folded_parse(lua_State *L)
+int flame_folded_parse(lua_State *L)
 {
 	struct ltap_lines r;
 	struct ltap_folded_line fl;
@@ -423,7 +423,7 @@ static int opt_flag(lua_State *L, int idx, const char *name)
  * them: their stacks and counts in input order, or with OPTS.merge each
  * stack once (first-seen order) with its samples summed; and the info
  * table of ltap.perfscript's read(). */
-static int flame_perfscript_fold(lua_State *L)
+int flame_perfscript_fold(lua_State *L)
 {
 	struct ltap_lines r;
 	struct ltap_perfscript_opts o = {0};
@@ -485,7 +485,7 @@ static int merge_cmp(const void *a, const void *b)
  * byte order, its counts summed in list order (so float sums come out
  * alike); already sorted input (stackcollapse's, ltap's) is not sorted
  * again. */
-static int flame_merge(lua_State *L)
+int flame_merge(lua_State *L)
 {
 	int with0 = !lua_isnoneornil(L, 3);
 	size_t n, i, out = 0;
@@ -553,24 +553,9 @@ static const luaL_Reg flame_metameth[] = {
 	{NULL, NULL},
 };
 
-void ltap_open_flame(lua_State *L)
+void ltap_open_flame(lua_State *L, struct ltap_ctx *ctx)
 {
-	luaL_newmetatable(L, FLAME_MT);
-	luaL_setfuncs(L, flame_metameth, 0);
-	luaL_newlibtable(L, flame_meth);
-	luaL_setfuncs(L, flame_meth, 0);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, flame_layout);
-	lua_setfield(L, -2, "flame_layout");
-	lua_pushcfunction(L, flame_sort);
-	lua_setfield(L, -2, "flame_sort");
-	lua_pushcfunction(L, flame_merge);
-	lua_setfield(L, -2, "flame_merge");
-	lua_pushcfunction(L, flame_folded_parse);
-	lua_setfield(L, -2, "folded_parse");
-	lua_pushcfunction(L, flame_perfscript_fold);
-	lua_setfield(L, -2, "perfscript_fold");
+	(void)ctx;
+	ltap_newmeta(L, FLAME_MT, flame_metameth, flame_meth);
 	lua_pop(L, 1);
 }

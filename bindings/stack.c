@@ -47,9 +47,9 @@ void ltap_stack_push_frame(lua_State *L, struct ltap_ctx *ctx, const struct ltap
 
 /* The frames of r, leaf first, cut where the frame-pointer walk went
  * astray (ltap_symbols_chain); that frame stays, as "[unknown]". */
-static int stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw)
+int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw)
 {
-	return ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw, LTAP_STACK_MAX);
+	return ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw, LTAP_STACK_MAX_FRAMES);
 }
 
 /* Adds s with each of the characters in bad replaced by to. */
@@ -96,8 +96,8 @@ void ltap_stack_add_comm(luaL_Buffer *b, const char *comm, size_t len)
 /* "comm;root;...;leaf", built in one buffer, no table per frame. */
 static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx)
 {
-	struct ltap_frame frames[LTAP_STACK_MAX];
-	int n = stack_frames(ctx, r, frames, NULL);
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	int n = ltap_stack_frames(ctx, r, frames, NULL);
 	size_t len;
 	const char *comm = lua_tolstring(L, comm_idx, &len);
 	luaL_Buffer b;
@@ -114,16 +114,13 @@ static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_re
 
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg)
 {
-	struct ltap_frame frames[LTAP_STACK_MAX];
-	uint64_t raw[LTAP_STACK_MAX];
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	uint64_t raw[LTAP_STACK_MAX_FRAMES];
 	int n, k = 0;
 
-	if (!r->callchain)
-		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
-				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
 	if (which == STACK_FOLDED)
 		return stack_folded(L, ctx, r, arg);
-	n = stack_frames(ctx, r, frames, raw);
+	n = ltap_stack_frames(ctx, r, frames, raw);
 	if (which == STACK_FRAME) {
 		if (arg < 1 || arg > n)
 			return 0;
@@ -144,7 +141,7 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
  * (kernel addresses need none). name and offset are nil where no symbol
  * covers ADDR but its module (and maybe its source line) is known; nothing
  * at all when not even the module is. */
-static int stack_sym(lua_State *L)
+int stack_sym(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	uint64_t addr = (uint64_t)luaL_checkinteger(L, 1);
@@ -170,7 +167,7 @@ static int stack_sym(lua_State *L)
 
 /* ltap.folded_name(SYM, MODULE, KERNEL): the folded name of a frame, by the
  * rule e:folded() follows (stdlib/folded.lua's frame_name calls it). */
-static int stack_folded_name(lua_State *L)
+int stack_folded_name(lua_State *L)
 {
 	const char *name = luaL_optstring(L, 1, NULL), *module = luaL_optstring(L, 2, NULL);
 	luaL_Buffer b;
@@ -179,21 +176,4 @@ static int stack_folded_name(lua_State *L)
 	ltap_stack_add_folded_name(&b, name, module, lua_toboolean(L, 3));
 	luaL_pushresult(&b);
 	return 1;
-}
-
-static const luaL_Reg stack_funcs[] = {
-	{"sym", stack_sym},
-	{NULL, NULL},
-};
-
-void ltap_open_stack(lua_State *L)
-{
-	lua_pushglobaltable(L);
-	luaL_setfuncs(L, stack_funcs, 0);
-	lua_pop(L, 1);
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, stack_folded_name);
-	lua_setfield(L, -2, "folded_name");
-	lua_pop(L, 1);
-	ltap_open_stackcount(L);
 }

@@ -8,9 +8,6 @@
 
 #include <lauxlib.h>
 
-/* the most frames of a stack ltap reads */
-#define LTAP_STACK_MAX 512
-
 /* Pushes the table of frame f: {addr=RAW, sym=, off=, module=, kernel=},
  * and file=, line= when lines is set. */
 void ltap_stack_push_frame(lua_State *L, struct ltap_ctx *ctx, const struct ltap_frame *f, uint64_t raw, int lines);
@@ -19,8 +16,5 @@ void ltap_stack_push_frame(lua_State *L, struct ltap_ctx *ctx, const struct ltap
 void ltap_stack_add_frame_name(luaL_Buffer *b, struct ltap_ctx *ctx, const struct ltap_frame *f);
 void ltap_stack_add_folded_name(luaL_Buffer *b, const char *name, const char *module, int kernel);
 void ltap_stack_add_comm(luaL_Buffer *b, const char *comm, size_t len);
-
-/* stackcount.c: ltap.stackcount(), opened with the stack functions */
-void ltap_open_stackcount(lua_State *L);
 
 #endif

@@ -39,7 +39,7 @@ static int sc_nomem(lua_State *L)
 }
 
 /* ltap.stackcount(): an empty stack count. */
-static int sc_new(lua_State *L)
+int stackcount_new(lua_State *L)
 {
 	struct sc_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
 	void *ud;
@@ -59,8 +59,8 @@ static int sc_add(lua_State *L)
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	const struct ltap_rec *r = ctx->event->rec;
 	lua_Integer n = luaL_optinteger(L, 3, 1);
-	struct ltap_frame frames[LTAP_STACK_MAX];
-	uint64_t raw[LTAP_STACK_MAX];
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	uint64_t raw[LTAP_STACK_MAX_FRAMES];
 	const char *comm;
 	size_t len;
 	int k;
@@ -80,7 +80,7 @@ static int sc_add(lua_State *L)
 	lua_pushliteral(L, "comm");
 	lua_rawget(L, 2);
 	comm = lua_tolstring(L, -1, &len);
-	k = ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw, LTAP_STACK_MAX);
+	k = ltap_stack_frames(ctx, r, frames, raw);
 	if (!comm)
 		comm = "", len = 0;
 	if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, (uint64_t)n)) {
@@ -216,19 +216,13 @@ static const luaL_Reg sc_metameth[] = {
 	{NULL, NULL},
 };
 
-void ltap_open_stackcount(lua_State *L)
+void ltap_open_stackcount(lua_State *L, struct ltap_ctx *ctx)
 {
-	luaL_newmetatable(L, STACKCOUNT_MT);
-	luaL_setfuncs(L, sc_metameth, 0);
-	luaL_newlibtable(L, sc_meth);
-	luaL_setfuncs(L, sc_meth, 0);
+	(void)ctx;
+	ltap_newmeta(L, STACKCOUNT_MT, sc_metameth, sc_meth);
+	lua_getfield(L, -1, "__index");
 	lua_pushnil(L);
 	lua_pushcclosure(L, sc_add, 1);
 	lua_setfield(L, -2, "add");
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, sc_new);
-	lua_setfield(L, -2, "stackcount");
-	lua_pop(L, 1);
+	lua_pop(L, 2);
 }

@@ -1,25 +1,28 @@
 # Counting-mode counters: exact counts per command, per pid, system-wide;
 # ltap stat and its repeat statistics; unsupported and unknown counters.
+# System-wide counts use getpgid, which no other process here calls (every
+# bash that starts calls getppid 3 times, so a system-wide getppid count
+# drifted by the shells other processes started meanwhile).
 N=23456
 cat > $WORK/c.lua <<'LUA'
-local c = counter("syscalls:sys_enter_getppid")
-local sys = counter("syscalls:sys_enter_getppid", {system = true})
+local c = counter("syscalls:sys_enter_getpgid")
+local sys = counter("syscalls:sys_enter_getpgid", {system = true})
 local cyc = counter("cycles")
 local traced = 0
-probe("syscalls:sys_enter_getppid", function(e) if e.comm == "getppid_loop" then traced = traced + 1 end end)
+probe("syscalls:sys_enter_getpgid", function(e) if e.comm == "getpgid_loop" then traced = traced + 1 end end)
 finish(function()
   local v, s = c:read(), sys:read()
   local h, why = cyc:read()
   printf("counter=%d system=%d traced=%d cycles=%s (%s)\n", v, s, traced, tostring(h), why)
 end)
 LUA
-run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop $N" $WORK/c.lua
+run_ltap $WORK/out $WORK/err -c "$PROGS/getpgid_loop $N" $WORK/c.lua
 expect_eq "exit" 0 "$RC"
 expect_eq "per command = system-wide = traced = N; no cycles here" \
   "counter=$N system=$N traced=$N cycles=nil (not supported)" "$(cat $WORK/out)"
 
 # perf stat counts the same run shape alike
-p=$(perf stat -x, -e syscalls:sys_enter_getppid -- $PROGS/getppid_loop $N 2>&1 >/dev/null | awk -F, '/sys_enter_getppid/{print $1}')
+p=$(perf stat -x, -e syscalls:sys_enter_getpgid -- $PROGS/getpgid_loop $N 2>&1 >/dev/null | awk -F, '/sys_enter_getpgid/{print $1}')
 expect_eq "perf stat agrees" "$N" "$p"
 
 # per pid: a process that waits, then calls getppid N times
@@ -88,6 +91,6 @@ run_ltap $WORK/out $WORK/err $WORK/across.lua
 expect_eq "per-run figures across runs" "runs=3 min_ok=true stddev_ok=true" "$(cat $WORK/out)"
 
 # per CPU: the parts of a system-wide counter add up to its total
-run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 5000" -e 'local c = counter("syscalls:sys_enter_getppid", {system = true})
+run_ltap $WORK/out $WORK/err -c "$PROGS/getpgid_loop 5000" -e 'local c = counter("syscalls:sys_enter_getpgid", {system = true})
 finish(function() local sum = 0 for _, v in pairs(c:percpu()) do sum = sum + v end print(sum, (c:read())) end)'
 expect_eq "per-CPU parts sum to the total" "$(printf '5000\t5000')" "$(cat $WORK/out)"

@@ -105,3 +105,20 @@ run_ltap $WORK/out $WORK/err -c "sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do ls / >
 cat $WORK/err
 expect_eq "stack count exit" 0 "$RC"
 expect_eq "stack count against the per-sample path" "same, total ok, jit named" "$(cat $WORK/out)"
+
+# ring_kb SCRIPT: kb, the per-CPU ring of ltap's instance while SCRIPT runs.
+# A profile-only run's instance carries task events alone: 1 MB, not -b's.
+ring_kb() {
+  printf '%s\n' "$1" > $WORK/ring.lua
+  : > $WORK/ring.err
+  "$LTAP" -v -b 8M $WORK/ring.lua > /dev/null 2> $WORK/ring.err & l=$!; STARTED+=($l)
+  wait_attached $WORK/ring.err
+  kb=$(cat $T/instances/ltap-$l/buffer_size_kb)
+  kill -INT $l; wait $l || fail "ltap exit code $?"
+}
+# (the kernel rounds a size up to whole sub-buffers: 1024 reads 1027)
+ring_kb 'profile(99, function() end)'
+[ "$kb" -ge 1024 ] && [ "$kb" -lt 2048 ] || fail "a profile's instance ring: $kb KiB, not 1 MB"
+ring_kb 'profile(99, function() end) probe("syscalls:sys_enter_getpgid", function() end)'
+[ "$kb" -ge 8192 ] && [ "$kb" -lt 9216 ] || fail "a tracepoint's instance ring: $kb KiB, not -b's 8 MB"
+echo "ok: instance rings"

@@ -3,7 +3,10 @@
 
 # every event is counted in exactly one interval or counted as lost: the
 # intervals and the lost count sum to N (a slow machine or the sanitizer
-# build may lose some to a full ring; the accounting must still be exact)
+# build may lose some to a full ring; the accounting must still be exact),
+# but for the task events ltap follows in the same ring (the command's
+# task_newtask, task_rename, sched_process_exec, sched_process_exit: at
+# most 4 here), which the kernel counts as lost alike when they are dropped
 cat > $WORK/iv.lua <<'LUA'
 local s = stats()
 probe("syscalls:sys_enter_getppid", function(e) s:inc(e.comm) end)
@@ -15,7 +18,10 @@ run_ltap $WORK/out $WORK/err -c "$PROGS/getppid_loop 2000000" $WORK/iv.lua
 expect_eq "exit" 0 "$RC"
 lost=$(sed -nE 's/^ltap: lost ([0-9]+) events \(.*the ring was full.*/\1/p' $WORK/err)
 counted=$(awk '/^interval/{s+=$2} END{print s}' $WORK/out)
-expect_eq "interval counts + lost events sum to N" 2000000 "$((counted + ${lost:-0}))"
+total=$((counted + ${lost:-0}))
+[ "$counted" -le 2000000 ] && [ "$total" -ge 2000000 ] && [ "$total" -le 2000004 ] ||
+  fail "intervals counted $counted and ${lost:-0} were lost: expected N = 2000000 events (lost may include up to 4 task events)"
+echo "ok: intervals $counted + lost ${lost:-0} = N (+ $((total - 2000000)) task events lost)"
 [ "$counted" -ge 100000 ] || fail "only $counted of 2000000 events counted"
 busy=$(awk '/^interval/ && $2 > 0 {n++} END{print n+0}' $WORK/out)
 [ "$busy" -ge 3 ] || { cat $WORK/out; fail "only $busy intervals saw events: the invariant was not exercised"; }

@@ -107,6 +107,7 @@ expect_eq "record -p: trace-cmd agrees" 3000 "$(trace-cmd report $WORK/p.dat 2>/
 # --check-script: every bundled script loads (declarations, options), nothing
 # is attached, no command started, nothing runs
 declare -A ARGS=(
+  [annotate]="crunch"
   [latency]="syscalls:sys_enter_read syscalls:sys_exit_read"
   [record]="-e sched:sched_process_exec -o $WORK/never.dat"
   [report]="kmem:mm_page_alloc order==0"

@@ -43,6 +43,14 @@ static const struct api_func {
 	/* stack.c: symbols */
 	{"_G", "sym", stack_sym},
 	{"ltap", "folded_name", stack_folded_name},
+	/* stackcount.c: samples counted per distinct stack */
+	{"ltap", "stackcount", stackcount_new},
+	/* flame.c: flame graphs' frames, folded and perf script text, in C */
+	{"ltap", "flame_layout", flame_layout},
+	{"ltap", "flame_sort", flame_sort},
+	{"ltap", "flame_merge", flame_merge},
+	{"ltap", "folded_parse", flame_folded_parse},
+	{"ltap", "perfscript_fold", flame_perfscript_fold},
 	/* uprobe.c */
 	{"ltap", "functions", uprobe_functions},
 	/* names.c */
@@ -67,6 +75,8 @@ static const struct api_part {
 	{"the timers table (timer.c)", ltap_open_timer},
 	{"ltap.stats (stats.c)", ltap_open_stats},
 	{"ltap.counter (counter.c)", ltap_open_counter},
+	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
+	{"ltap.flame, a laid-out flame graph (flame.c)", ltap_open_flame},
 	{"ltap.event, the reused event object (event.c)", ltap_open_event},
 	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},
 	{"ltap.term, the terminal of ltap top (term.c)", ltap_open_term},

@@ -35,6 +35,14 @@ int stats_new(lua_State *L);
 /* stack.c */
 int stack_sym(lua_State *L);
 int stack_folded_name(lua_State *L);
+/* stackcount.c */
+int stackcount_new(lua_State *L);
+/* flame.c */
+int flame_layout(lua_State *L);
+int flame_sort(lua_State *L);
+int flame_merge(lua_State *L);
+int flame_folded_parse(lua_State *L);
+int flame_perfscript_fold(lua_State *L);
 /* uprobe.c */
 int uprobe_functions(lua_State *L);
 /* names.c */

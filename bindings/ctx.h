@@ -351,15 +351,20 @@ int ltap_metrics_bind(struct ltap_ctx *ctx);
 /* starts answering scrapes from the loop, tracing being on; 0 or -1 */
 int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns);
 void ltap_metrics_free(struct ltap_ctx *ctx);
+/* stackcount.c: the ltap.stackcount type; flame.c: a laid-out flame graph's */
+void ltap_open_stackcount(lua_State *L, struct ltap_ctx *ctx);
+void ltap_open_flame(lua_State *L, struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
 enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF, STACK_SCRIPT };
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
-/* the frames of r, leaf first, at most LTAP_STACK_MAX_FRAMES, the chain cut
- * where a user frame leaves every mapping (kern[i]: a kernel frame) */
+/* the frames of r, leaf first, at most LTAP_STACK_MAX_FRAMES (raw: NULL or
+ * their addresses), the chain cut where a user frame leaves every mapping:
+ * ltap_symbols_chain, the one walk of a call chain */
 #define LTAP_STACK_MAX_FRAMES 512
-int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern);
+struct ltap_frame;
+int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw);
 /* leaf.c: e:leaf() (STACK_LEAF): sym, module, kernel, off, addr of frame 1 */
 int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r);
 /* scripttext.c: e:script(PERIOD) (STACK_SCRIPT; arg: the stack index of

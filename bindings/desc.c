@@ -245,6 +245,7 @@ int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out)
 		n++;
 		ev->id = d->id;
 		ev->perf = d->perf;
+		ev->task_only = d->task && !d->probes;
 		if (d->ev) {
 			ev->sys = d->ev->system;
 			ev->name = d->ev->name;

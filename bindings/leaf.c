@@ -13,36 +13,30 @@
 #include "symbols.h"
 
 #include <lauxlib.h>
-#include <linux/perf_event.h>
 
 int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r)
 {
-	int kernel = 0;
+	struct ltap_frame f;
+	struct ltap_sym sym;
+	uint64_t addr;
 
-	for (int i = 0; i < r->nr_callchain; i++) {
-		uint64_t a = r->callchain[i];
-		struct ltap_sym sym;
-		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		if (ltap_symbols_lookup(ctx->syms, r->pid, a, 0, &sym) != 0)
-			sym.name = sym.module = NULL;
-		if (sym.name)
-			lua_pushstring(L, sym.name);
-		else
-			lua_pushnil(L);
-		if (sym.module)
-			lua_pushstring(L, sym.module);
-		else
-			lua_pushnil(L);
-		lua_pushboolean(L, kernel);
-		if (sym.name)
-			lua_pushinteger(L, (lua_Integer)sym.off);
-		else
-			lua_pushnil(L);
-		lua_pushinteger(L, (lua_Integer)a);
-		return 5;
-	}
-	return 0;
+	if (ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, &f, &addr, 1) < 1)
+		return 0;
+	if (ltap_symbols_frame_sym(ctx->syms, &f, 0, &sym) != 0)
+		sym.name = sym.module = NULL;
+	if (sym.name)
+		lua_pushstring(L, sym.name);
+	else
+		lua_pushnil(L);
+	if (sym.module)
+		lua_pushstring(L, sym.module);
+	else
+		lua_pushnil(L);
+	lua_pushboolean(L, (int)f.kernel);
+	if (sym.name)
+		lua_pushinteger(L, (lua_Integer)sym.off);
+	else
+		lua_pushnil(L);
+	lua_pushinteger(L, (lua_Integer)addr);
+	return 5;
 }

@@ -23,9 +23,9 @@
 
 int ltap_stack_script(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx)
 {
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
 	uint64_t addrs[LTAP_STACK_MAX_FRAMES];
-	unsigned char kern[LTAP_STACK_MAX_FRAMES];
-	int n = ltap_stack_frames(ctx, r, addrs, kern);
+	int n = ltap_stack_frames(ctx, r, frames, addrs);
 	lua_Integer period = luaL_optinteger(L, 2, 1);
 	const char *comm = lua_tostring(L, comm_idx);
 	int32_t tid = 0;
@@ -47,7 +47,7 @@ int ltap_stack_script(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec 
 	for (int i = 0; i < n; i++) {
 		struct ltap_sym sym;
 		char line[64];
-		if (ltap_symbols_lookup(ctx->syms, r->pid, addrs[i], 0, &sym) != 0)
+		if (ltap_symbols_frame_sym(ctx->syms, &frames[i], 0, &sym) != 0)
 			sym.name = sym.module = NULL;
 		snprintf(line, sizeof line, "\t%16" PRIx64 " ", addrs[i]);
 		luaL_addstring(&b, line);

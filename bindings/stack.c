@@ -8,25 +8,22 @@
  * handler asks, with results cached per (module, address) in symbols.c.
  * e:folded() gives the folded line of the stack (stdlib/folded.lua's
  * format) straight from C, and e:frame(N) one frame: no table per frame. */
-#include "ctx.h"
-
-#include "symbols.h"
+#include "stack.h"
 
 #include <event-parse.h>
 #include <lauxlib.h>
-#include <linux/perf_event.h>
 #include <string.h>
 
-static void stack_push_frame(lua_State *L, struct ltap_ctx *ctx, int pid, uint64_t addr, int kernel,
-			     int lines)
+/* Pushes the table of frame f (raw: its address in the process). */
+void ltap_stack_push_frame(lua_State *L, struct ltap_ctx *ctx, const struct ltap_frame *f, uint64_t raw, int lines)
 {
 	struct ltap_sym sym;
-	int known = ltap_symbols_lookup(ctx->syms, pid, addr, lines, &sym) == 0;
+	int known = ltap_symbols_frame_sym(ctx->syms, f, lines, &sym) == 0;
 
 	lua_createtable(L, 0, lines ? 7 : 5);
-	lua_pushinteger(L, (lua_Integer)addr);
+	lua_pushinteger(L, (lua_Integer)raw);
 	lua_setfield(L, -2, "addr");
-	lua_pushboolean(L, kernel);
+	lua_pushboolean(L, (int)f->kernel);
 	lua_setfield(L, -2, "kernel");
 	if (!known)
 		return;
@@ -48,29 +45,11 @@ static void stack_push_frame(lua_State *L, struct ltap_ctx *ctx, int pid, uint64
 	}
 }
 
-#define MAX_FRAMES LTAP_STACK_MAX_FRAMES
-
-/* The frames of r, leaf first, without the context markers. A user frame
- * outside every mapping of the process ends the chain: the frame-pointer
- * walk went astray there (code built without frame pointers, such as
- * Debian's libc), and what follows is stack garbage, often up to the
- * kernel's limit of 127 frames. That frame stays, as "[unknown]". */
-int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern)
+/* The frames of r, leaf first, cut where the frame-pointer walk went
+ * astray (ltap_symbols_chain); that frame stays, as "[unknown]". */
+int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw)
 {
-	int kernel = 0, n = 0;
-
-	for (int i = 0; i < r->nr_callchain && n < MAX_FRAMES; i++) {
-		uint64_t a = r->callchain[i];
-		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		addrs[n] = a;
-		kern[n++] = (unsigned char)kernel;
-		if (!kernel && !ltap_symbols_mapped(ctx->syms, r->pid, a))
-			break;
-	}
-	return n;
+	return ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw, LTAP_STACK_MAX_FRAMES);
 }
 
 /* Adds s with each of the characters in bad replaced by to. */
@@ -83,7 +62,7 @@ static void stack_add_clean(luaL_Buffer *b, const char *s, size_t len, const cha
 /* The folded name of a frame, the one rule of ltap's folded stacks: the
  * symbol with ';' made ':', else "[module]" (the file's base name), else
  * "[unknown]"; "_[k]" after kernel frames (stackcollapse-perf.pl --all). */
-static void stack_add_folded_name(luaL_Buffer *b, const char *name, const char *module, int kernel)
+void ltap_stack_add_folded_name(luaL_Buffer *b, const char *name, const char *module, int kernel)
 {
 	if (name) {
 		stack_add_clean(b, name, strlen(name), ";", ':');
@@ -100,30 +79,34 @@ static void stack_add_folded_name(luaL_Buffer *b, const char *name, const char *
 		luaL_addstring(b, "_[k]");
 }
 
-static void stack_add_name(luaL_Buffer *b, struct ltap_ctx *ctx, int pid, uint64_t addr, int kernel)
+void ltap_stack_add_frame_name(luaL_Buffer *b, struct ltap_ctx *ctx, const struct ltap_frame *f)
 {
 	struct ltap_sym sym;
 
-	if (ltap_symbols_lookup(ctx->syms, pid, addr, 0, &sym) != 0)
+	if (ltap_symbols_frame_sym(ctx->syms, f, 0, &sym) != 0)
 		sym.name = sym.module = NULL;
-	stack_add_folded_name(b, sym.name, sym.module, kernel);
+	ltap_stack_add_folded_name(b, sym.name, sym.module, (int)f->kernel);
+}
+
+void ltap_stack_add_comm(luaL_Buffer *b, const char *comm, size_t len)
+{
+	stack_add_clean(b, comm, len, " ;", '_');
 }
 
 /* "comm;root;...;leaf", built in one buffer, no table per frame. */
 static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx)
 {
-	uint64_t addrs[MAX_FRAMES];
-	unsigned char kern[MAX_FRAMES];
-	int n = ltap_stack_frames(ctx, r, addrs, kern);
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	int n = ltap_stack_frames(ctx, r, frames, NULL);
 	size_t len;
 	const char *comm = lua_tolstring(L, comm_idx, &len);
 	luaL_Buffer b;
 
 	luaL_buffinit(L, &b);
-	stack_add_clean(&b, comm ? comm : "", comm ? len : 0, " ;", '_');
+	ltap_stack_add_comm(&b, comm ? comm : "", comm ? len : 0);
 	for (int i = n - 1; i >= 0; i--) {
 		luaL_addchar(&b, ';');
-		stack_add_name(&b, ctx, r->pid, addrs[i], kern[i]);
+		ltap_stack_add_frame_name(&b, ctx, &frames[i]);
 	}
 	luaL_pushresult(&b);
 	return 1;
@@ -131,24 +114,24 @@ static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_re
 
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg)
 {
-	uint64_t addrs[MAX_FRAMES];
-	unsigned char kern[MAX_FRAMES];
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	uint64_t raw[LTAP_STACK_MAX_FRAMES];
 	int n, k = 0;
 
 	if (which == STACK_FOLDED)
 		return stack_folded(L, ctx, r, arg);
-	n = ltap_stack_frames(ctx, r, addrs, kern);
+	n = ltap_stack_frames(ctx, r, frames, raw);
 	if (which == STACK_FRAME) {
 		if (arg < 1 || arg > n)
 			return 0;
-		stack_push_frame(L, ctx, r->pid, addrs[arg - 1], kern[arg - 1], 0);
+		ltap_stack_push_frame(L, ctx, &frames[arg - 1], raw[arg - 1], 0);
 		return 1;
 	}
 	lua_createtable(L, n, 0);
 	for (int i = 0; i < n; i++) {
-		if ((which == STACK_KERNEL && !kern[i]) || (which == STACK_USER && kern[i]))
+		if ((which == STACK_KERNEL && !frames[i].kernel) || (which == STACK_USER && frames[i].kernel))
 			continue;
-		stack_push_frame(L, ctx, r->pid, addrs[i], kern[i], arg);
+		ltap_stack_push_frame(L, ctx, &frames[i], raw[i], arg);
 		lua_rawseti(L, -2, ++k);
 	}
 	return 1;
@@ -190,7 +173,7 @@ int stack_folded_name(lua_State *L)
 	luaL_Buffer b;
 
 	luaL_buffinit(L, &b);
-	stack_add_folded_name(&b, name, module, lua_toboolean(L, 3));
+	ltap_stack_add_folded_name(&b, name, module, lua_toboolean(L, 3));
 	luaL_pushresult(&b);
 	return 1;
 }

@@ -1,5 +1,5 @@
-/* elfsym.c: function symbols, file offsets and SDT notes of an ELF file,
- * read with elfutils' libelf. */
+/* elfsym.c: an ELF file through elfutils' libelf: its loadable segments and
+ * build id read when it is opened, its functions and SDT notes when asked. */
 #include "elfsym.h"
 
 #include <errno.h>
@@ -11,9 +11,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define ELF_MAX_LOADS 16
+
+struct elf_load {
+	uint64_t off, vaddr, filesz, memsz;
+};
+
 struct ltap_elf {
-	int fd;
+	int fd; /* -1 once taken */
 	Elf *elf;
+	struct elf_load loads[ELF_MAX_LOADS];
+	int nloads;
+	const unsigned char *build_id;
+	size_t build_id_len;
+	int funcs_read;
 	struct ltap_elf_func *funcs;
 	int nfuncs;
 	struct ltap_sdt *sdts;
@@ -85,6 +96,46 @@ static int elf_load_funcs(struct ltap_elf *e)
 	return 0;
 }
 
+/* The loadable segments, once: every address <-> offset question uses them. */
+static void elf_read_loads(struct ltap_elf *e)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return;
+	for (size_t i = 0; i < n && e->nloads < ELF_MAX_LOADS; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			e->loads[e->nloads++] = (struct elf_load){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
+	}
+}
+
+/* The build id, from the notes the loader maps (PT_NOTE), as libdwfl finds it. */
+static void elf_read_build_id(struct ltap_elf *e)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return;
+	for (size_t i = 0; i < n && !e->build_id; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+		    !(data = elf_getdata_rawchunk(e->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+			    memcmp((const char *)data->d_buf + name_off, "GNU", 4) == 0) {
+				e->build_id = (const unsigned char *)data->d_buf + desc_off;
+				e->build_id_len = nh.n_descsz;
+				break;
+			}
+	}
+}
+
 struct ltap_elf *ltap_elf_open(const char *path)
 {
 	struct ltap_elf *e = calloc(1, sizeof *e);
@@ -105,11 +156,8 @@ struct ltap_elf *ltap_elf_open(const char *path)
 		errno = ENOEXEC;
 		return NULL;
 	}
-	if (elf_load_funcs(e)) {
-		ltap_elf_close(e);
-		errno = ENOMEM;
-		return NULL;
-	}
+	elf_read_loads(e);
+	elf_read_build_id(e);
 	return e;
 }
 
@@ -126,15 +174,71 @@ void ltap_elf_close(struct ltap_elf *e)
 	free(e);
 }
 
+Elf *ltap_elf_handle(struct ltap_elf *e)
+{
+	return e->elf;
+}
+
+int ltap_elf_take_fd(struct ltap_elf *e)
+{
+	int fd = e->fd;
+
+	/* the whole file is mapped (ELF_C_READ_MMAP): libelf needs the descriptor no more */
+	if (fd >= 0 && elf_cntl(e->elf, ELF_C_FDDONE) != 0)
+		return -1;
+	e->fd = -1;
+	return fd;
+}
+
+uint32_t ltap_elf_crc32(struct ltap_elf *e)
+{
+	size_t size = 0;
+	const unsigned char *p = (const unsigned char *)elf_rawfile(e->elf, &size);
+	uint32_t crc = 0xffffffffu;
+
+	/* the CRC-32 of zlib and of .gnu_debuglink, a bit at a time: only files
+	 * without a build id get here */
+	for (size_t i = 0; p && i < size; i++) {
+		crc ^= p[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return crc ^ 0xffffffffu;
+}
+
+size_t ltap_elf_build_id(struct ltap_elf *e, const unsigned char **id)
+{
+	*id = e->build_id;
+	return e->build_id_len;
+}
+
+/* The functions, read the first time they are asked for. */
+static int elf_funcs_read(struct ltap_elf *e)
+{
+	if (!e->funcs_read) {
+		e->funcs_read = 1;
+		if (elf_load_funcs(e))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int ltap_elf_funcs(struct ltap_elf *e, const struct ltap_elf_func **funcs)
 {
+	if (elf_funcs_read(e))
+		return -ENOMEM;
 	*funcs = e->funcs;
 	return e->nfuncs;
 }
 
 const struct ltap_elf_func *ltap_elf_func_find(struct ltap_elf *e, const char *name)
 {
-	int lo = 0, hi = e->nfuncs - 1;
+	int lo, hi;
+
+	if (elf_funcs_read(e))
+		return NULL;
+	lo = 0;
+	hi = e->nfuncs - 1;
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2, c = strcmp(e->funcs[mid].name, name);
 		if (c == 0)
@@ -149,19 +253,21 @@ const struct ltap_elf_func *ltap_elf_func_find(struct ltap_elf *e, const char *n
 
 int ltap_elf_addr_offset(struct ltap_elf *e, uint64_t addr, uint64_t *offset)
 {
-	size_t n;
-
-	if (elf_getphdrnum(e->elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_memsz) {
-			*offset = addr - ph.p_vaddr + ph.p_offset;
+	for (int i = 0; i < e->nloads; i++)
+		if (addr >= e->loads[i].vaddr && addr - e->loads[i].vaddr < e->loads[i].memsz) {
+			*offset = addr - e->loads[i].vaddr + e->loads[i].off;
 			return 0;
 		}
-	}
+	return -1;
+}
+
+int ltap_elf_offset_addr(struct ltap_elf *e, uint64_t offset, uint64_t *addr)
+{
+	for (int i = 0; i < e->nloads; i++)
+		if (offset >= e->loads[i].off && offset - e->loads[i].off < e->loads[i].filesz) {
+			*addr = offset - e->loads[i].off + e->loads[i].vaddr;
+			return 0;
+		}
 	return -1;
 }
 

@@ -43,6 +43,7 @@ struct ltap_source_event {
 	const struct ltap_source_filter *parts; /* each distinct filter of the union */
 	int nparts;
 	int perf;              /* served by the perf rings (call chains) */
+	int task_only;         /* followed for ltap's task names, no probe of the script's */
 	uint64_t freq;         /* a cpu-clock profile: samples per second per CPU */
 	int in_kernel;         /* set by attach: the kernel applies `filter` */
 };

@@ -23,12 +23,14 @@
 
 #define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
 #define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
+#define TASK_RING_KB 1024    /* the instance's ring when it has task events only */
 
 struct cpu_ring {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
 	struct ringpage rp;
 	int long_size;
 	char **pages;  /* ring of pool pages: [head, head + count) hold data */
+	char *pool;    /* the pages, one block: untouched (no page faults) until used */
 	int head, count, cap;
 	int loaded;    /* pages[head] is loaded in rp */
 	int subbuf;
@@ -174,12 +176,12 @@ static int tpsrc_open_rings(struct ltap_tpsrc *t, struct tep_handle *tep)
 		if (r->long_size != 4 && r->long_size != 8)
 			r->long_size = (int)sizeof(long);
 		r->pages = calloc((size_t)r->cap, sizeof *r->pages);
+		r->pool = malloc((size_t)r->cap * (size_t)subbuf);
 		t->nr++;
-		if (!r->pages)
+		if (!r->pages || !r->pool)
 			return -1;
 		for (int i = 0; i < r->cap; i++)
-			if (!(r->pages[i] = malloc((size_t)subbuf)))
-				return -1;
+			r->pages[i] = r->pool + (size_t)i * (size_t)subbuf;
 		t->streams[t->nr - 1] = &r->s;
 	}
 	return 0;
@@ -254,6 +256,18 @@ static int tpsrc_record_open(struct ltap_tpsrc *t, const struct ltap_source_env 
 	return ltap_catalog_event(env->cat, "ftrace:print") ? 0 : -1;
 }
 
+/* When every event is read from a perf ring (profiles, stacks) or followed
+ * for ltap's own task names only, the instance carries task events alone:
+ * a small ring, as allocating and freeing 8 MB a CPU costs more CPU than a
+ * short profile. */
+static size_t tpsrc_buffer_kb(const struct ltap_source_env *env)
+{
+	for (int i = 0; i < env->nevents; i++)
+		if (!env->events[i].perf && !env->events[i].task_only)
+			return env->buffer_kb;
+	return env->buffer_kb > TASK_RING_KB ? TASK_RING_KB : env->buffer_kb;
+}
+
 static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 {
 	struct ltap_tpsrc *t = tpsrc_of(s);
@@ -267,7 +281,7 @@ static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 		}
 		return 0;
 	}
-	t->inst = ltap_instance_open(env->buffer_kb, RING_WAKE_PERCENT);
+	t->inst = ltap_instance_open(tpsrc_buffer_kb(env), RING_WAKE_PERCENT);
 	if (!t->inst || ltap_instance_clock_sync(t->inst, tep, &t->offset))
 		return -1;
 	if (env->npids && ltap_instance_set_pids(t->inst, env->pids, env->npids))
@@ -424,9 +438,7 @@ static void tpsrc_close(struct ltap_source *s)
 		struct cpu_ring *r = &t->rings[i];
 		if (r->s.fd >= 0)
 			close(r->s.fd);
-		if (r->pages)
-			for (int j = 0; j < r->cap; j++)
-				free(r->pages[j]);
+		free(r->pool);
 		free(r->pages);
 	}
 	ltap_instance_close(t->inst);

@@ -1,10 +1,11 @@
-/* symbols.c: kernel symbols from /proc/kallsyms (one sorted array, binary
- * search), user symbols through libdwfl with one Dwfl per ELF file (libc is
+/* symbols.c: kernel symbols from /proc/kallsyms (kallsyms.c), user symbols through libdwfl with one Dwfl per ELF file (libc is
  * opened once for every process that maps it) and symtab.c's choice of name,
  * per-process mappings from the perf ring or /proc/PID/maps, JIT names from
- * perfmap.c, and a cache of (module, address) results. */
+ * perfmap.c, and a cache of (module, address) results, the kernel's too. */
 #include "symbols.h"
 
+#include "elfsym.h"
+#include "kallsyms.h"
 #include "perfmap.h"
 #include "symtab.h"
 
@@ -16,6 +17,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +26,6 @@
 
 #define PROC_BUCKETS 4096
 #define MOD_BUCKETS 512
-#define MAX_LOADS 16
-
-struct ksym {
-	uint64_t addr;
-	const char *name, *module;
-};
 
 struct module {
 	struct module *next;
@@ -37,11 +33,11 @@ struct module {
 	struct ltap_symtab *tab;
 	int opened, failed;
 	int anon; /* no file: JIT code is named by /tmp/perf-PID.map */
+	int trusted; /* only root may write to its directory */
+	struct ltap_elf *elf;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
-	struct { uint64_t off, vaddr, size; } loads[MAX_LOADS];
-	int nloads;
 };
 
 struct map {
@@ -61,7 +57,7 @@ struct proc {
 struct cached {
 	struct module *mod; /* NULL: empty slot */
 	uint64_t addr;
-	const char *name, *file;
+	const char *name, *file, *module;
 	uint64_t off;
 	int line, lines_done;
 };
@@ -73,10 +69,9 @@ struct paths {
 };
 
 struct ltap_symbols {
+	struct module kernel; /* the owner of kernel addresses in the cache */
 	int kloaded;
-	char *kbuf;
-	struct ksym *ksyms;
-	size_t nksyms;
+	struct ltap_kallsyms *ksyms;
 	struct proc *procs[PROC_BUCKETS];
 	struct module *mods[MOD_BUCKETS];
 	struct cached *cache;
@@ -111,6 +106,7 @@ void ltap_symbols_free(struct ltap_symbols *s)
 			ltap_symtab_free(m->tab);
 			if (m->dwfl)
 				dwfl_end(m->dwfl);
+			ltap_elf_close(m->elf);
 			free(m->path);
 			free(m);
 		}
@@ -118,95 +114,22 @@ void ltap_symbols_free(struct ltap_symbols *s)
 		free(s->paths.tab[i]);
 	free(s->paths.tab);
 	free(s->cache);
-	free(s->ksyms);
-	free(s->kbuf);
+	ltap_kallsyms_free(s->ksyms);
 	free(s);
 }
 
 /* ---- kernel ---- */
 
-static int ksym_cmp(const void *a, const void *b)
+/* The kernel symbol at or below addr into c; name and module NULL when
+ * none is. */
+static void kernel_find(struct ltap_symbols *s, uint64_t addr, struct cached *c)
 {
-	const struct ksym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void kernel_load(struct ltap_symbols *s)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	size_t len = 0, cap = 0, n = 0, ncap = 0;
-	char *line;
-
-	s->kloaded = 1;
-	if (!f)
-		return;
-	/* the file has no size: read it whole, then cut it into lines in place */
-	for (;;) {
-		if (cap - len < 65536) {
-			char *nb = realloc(s->kbuf, cap = cap ? cap * 2 : 1 << 22);
-			if (!nb)
-				break;
-			s->kbuf = nb;
-		}
-		size_t r = fread(s->kbuf + len, 1, cap - len - 1, f);
-		if (r == 0)
-			break;
-		len += r;
+	if (!s->kloaded) {
+		s->kloaded = 1;
+		s->ksyms = ltap_kallsyms_load("/proc/kallsyms");
 	}
-	fclose(f);
-	if (!s->kbuf)
-		return;
-	s->kbuf[len] = 0;
-	for (line = s->kbuf; line && *line;) {
-		char *nl = strchr(line, '\n'), *sp1, *sp2, *tab;
-		if (nl)
-			*nl = 0;
-		sp1 = strchr(line, ' ');
-		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-		if (sp2 && strchr("tTwW", sp1[1])) {
-			if (n == ncap) {
-				struct ksym *nk = realloc(s->ksyms, (ncap = ncap ? ncap * 2 : 65536) * sizeof *nk);
-				if (!nk)
-					break;
-				s->ksyms = nk;
-			}
-			*sp1 = 0;
-			tab = strchr(sp2 + 1, '\t');
-			if (tab)
-				*tab = 0;
-			s->ksyms[n].addr = strtoull(line, NULL, 16);
-			s->ksyms[n].name = sp2 + 1;
-			s->ksyms[n].module = tab ? tab + 1 : "[kernel.kallsyms]";
-			if (s->ksyms[n].addr) /* kptr_restrict shows zeros: useless */
-				n++;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	if (n)
-		qsort(s->ksyms, n, sizeof *s->ksyms, ksym_cmp);
-	s->nksyms = n;
-}
-
-static int kernel_lookup(struct ltap_symbols *s, uint64_t addr, struct ltap_sym *out)
-{
-	size_t lo = 0, hi;
-
-	if (!s->kloaded)
-		kernel_load(s);
-	hi = s->nksyms;
-	if (!hi || addr < s->ksyms[0].addr)
-		return -ENOENT;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ksyms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	out->name = s->ksyms[lo].name;
-	out->off = addr - s->ksyms[lo].addr;
-	out->module = s->ksyms[lo].module;
-	return 0;
+	if (!s->ksyms || ltap_kallsyms_find(s->ksyms, addr, &c->name, &c->off, &c->module))
+		c->name = c->module = NULL;
 }
 
 /* ---- modules (ELF files) ---- */
@@ -250,24 +173,6 @@ static struct module *module_get(struct ltap_symbols *s, const char *path)
 	return m;
 }
 
-static const Dwfl_Callbacks module_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-/* For a file in a directory another user may write to: separate debug info
- * only from /usr/lib/debug (build id or debuglink), not from beside the
- * file, where a FIFO would block libdwfl's open for good. */
-static char module_system_debug_dir[] = "/usr/lib/debug";
-static char *module_system_debug = module_system_debug_dir;
-static const Dwfl_Callbacks module_callbacks_system = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &module_system_debug,
-};
-
 /* Whether only root can write to path's directory (and to its .debug). */
 static int module_dir_trusted(const char *path)
 {
@@ -278,28 +183,95 @@ static int module_dir_trusted(const char *path)
 	return stat(dirname(dir), &st) == 0 && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* Opens the ELF file of a mapping. The path is what the kernel reported when
- * it was mapped; a user may since have put something else there, so it is
- * opened without blocking and used only when it is a regular file. */
+/* Whether the debug file at path goes with m: the same build id, or when m
+ * has none, the CRC its .gnu_debuglink records. fd: its descriptor. */
+static int module_debug_file(struct module *m, const char *path, GElf_Word crc, int *fd)
+{
+	struct ltap_elf *d = ltap_elf_open(path);
+	const unsigned char *id, *did;
+	size_t len = ltap_elf_build_id(m->elf, &id), dlen;
+	int ok;
+
+	if (!d)
+		return 0;
+	dlen = ltap_elf_build_id(d, &did);
+	ok = len ? dlen == len && memcmp(id, did, len) == 0 : ltap_elf_crc32(d) == crc;
+	if (ok)
+		*fd = ltap_elf_take_fd(d);
+	ltap_elf_close(d);
+	return ok && *fd >= 0;
+}
+
+/* libdwfl's search for a module's separate debug info, without its last
+ * resort: elfutils asks a debuginfod server when DEBUGINFOD_URLS is set,
+ * which would download files as root and stall the event loop for up to
+ * 90 s a module. By build id in /usr/lib/debug/.build-id (libdwfl's own
+ * search), then by the .gnu_debuglink name in /usr/lib/debug/DIR, and for a
+ * file in a directory only root may write to, first in DIR and DIR/.debug,
+ * the order elfutils tries; every candidate opened as ltap_elf_open opens
+ * files (a FIFO put beside a file cannot stall ltap). */
+static int module_find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, GElf_Addr base,
+				 const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
+{
+	struct module *m = *ud;
+	char dir[4096], path[8192];
+	const char *const where[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+	int fd = dwfl_build_id_find_debuginfo(mod, ud, modname, base, file_name, debuglink, crc, debug_name);
+
+	if (fd >= 0 || !m || !debuglink)
+		return fd;
+	if (debuglink[0] == '/') { /* a dwz file (.gnu_debugaltlink), by its path: only a system one */
+		struct ltap_elf *d = strncmp(debuglink, "/usr/lib/debug/", 15) == 0 ? ltap_elf_open(debuglink) : NULL;
+		fd = d ? ltap_elf_take_fd(d) : -1;
+		ltap_elf_close(d);
+		if (fd >= 0)
+			*debug_name = strdup(debuglink);
+		errno = 0;
+		return fd;
+	}
+	if (strchr(debuglink, '/'))
+		return -1;
+	snprintf(dir, sizeof dir, "%s", m->path);
+	for (size_t i = m->trusted ? 0 : 2; i < sizeof where / sizeof *where; i++) {
+		snprintf(path, sizeof path, where[i], dirname(dir), debuglink);
+		snprintf(dir, sizeof dir, "%s", m->path);
+		if (strcmp(path, m->path) != 0 && module_debug_file(m, path, crc, &fd)) {
+			*debug_name = strdup(path);
+			return fd;
+		}
+	}
+	errno = 0; /* nothing found: not an error */
+	return -1;
+}
+
+/* debuginfo_path: where dwfl_build_id_find_debuginfo looks (.build-id/) */
+static char module_debug_dir[] = "/usr/lib/debug";
+static char *module_debug_path = module_debug_dir;
+static const Dwfl_Callbacks module_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = module_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &module_debug_path,
+};
+
+/* Opens the ELF file of a mapping (ltap_elf_open: the path is what the
+ * kernel reported when it was mapped, and a user may since have put
+ * something else there), then hands it to libdwfl for symbols and lines. */
 static void module_open(struct module *m)
 {
-	struct stat st;
+	void **ud;
 	Elf *elf;
-	size_t nph;
 	int fd;
 
 	m->opened = 1;
 	m->failed = 1;
 	if (m->anon || m->path[0] != '/')
 		return; /* [vdso], //anon, [heap]: no file to read */
-	fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (!(m->elf = ltap_elf_open(m->path)) || !(m->dwfl = dwfl_begin(&module_callbacks)))
 		return;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    !(m->dwfl = dwfl_begin(module_dir_trusted(m->path) ? &module_callbacks : &module_callbacks_system))) {
-		close(fd);
+	m->trusted = module_dir_trusted(m->path);
+	if ((fd = ltap_elf_take_fd(m->elf)) < 0)
 		return;
-	}
 	/* libdwfl owns fd once the module is reported */
 	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, 0, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
@@ -307,28 +279,17 @@ static void module_open(struct module *m)
 		close(fd);
 	if (!m->mod || !(elf = dwfl_module_getelf(m->mod, &m->bias)))
 		return;
-	/* file offsets (what a mapping gives) to the ELF's own addresses */
-	if (elf_getphdrnum(elf, &nph) == 0) {
-		for (size_t i = 0; i < nph && m->nloads < MAX_LOADS; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-				m->loads[m->nloads].off = ph.p_offset;
-				m->loads[m->nloads].vaddr = ph.p_vaddr;
-				m->loads[m->nloads].size = ph.p_filesz;
-				m->nloads++;
-			}
-		}
-	}
+	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m; /* for module_find_debuginfo */
 	m->tab = ltap_symtab_new(m->mod);
 	m->failed = !m->tab;
 }
 
-static uint64_t module_vaddr(const struct module *m, uint64_t fileoff)
+/* File offset (what a mapping gives) -> the ELF's own address. */
+static uint64_t module_vaddr(struct module *m, uint64_t fileoff)
 {
-	for (int i = 0; i < m->nloads; i++)
-		if (fileoff >= m->loads[i].off && fileoff < m->loads[i].off + m->loads[i].size)
-			return fileoff - m->loads[i].off + m->loads[i].vaddr;
-	return fileoff;
+	uint64_t vaddr;
+	return ltap_elf_offset_addr(m->elf, fileoff, &vaddr) == 0 ? vaddr : fileoff;
 }
 
 /* ---- the result cache ---- */
@@ -364,7 +325,12 @@ static struct cached *cache_get(struct ltap_symbols *s, struct module *m, uint64
 		struct cached *c = &s->cache[i];
 		c->mod = m;
 		c->addr = a;
-		c->name = ltap_symtab_find(m->tab, a + m->bias, &c->off);
+		if (m == &s->kernel) {
+			kernel_find(s, a, c);
+		} else {
+			c->name = ltap_symtab_find(m->tab, a + m->bias, &c->off);
+			c->module = m->path;
+		}
 		s->cache_used++;
 	}
 	return &s->cache[i];
@@ -572,52 +538,97 @@ void ltap_symbols_exec(struct ltap_symbols *s, int pid)
 	}
 }
 
-int ltap_symbols_mapped(struct ltap_symbols *s, int pid, uint64_t addr)
+/* The frame of user address addr in p: 1 when a mapping or the JIT map
+ * covers it. A file's frame is its file offset, the same in every process
+ * that maps the file; anonymous memory stays an address of p. */
+static int proc_frame(struct ltap_symbols *s, struct proc *p, uint64_t addr, struct ltap_frame *f)
 {
 	struct ltap_sym unused;
-	struct proc *p;
+	struct map *mp = proc_find(p, addr);
 
-	if (addr >= LTAP_KERNEL_ADDR)
-		return 1;
-	if (pid <= 0 || !(p = proc_get(s, pid)))
-		return 0;
-	if (!proc_find(p, addr) && !p->read_proc)
-		proc_read_maps(s, p);
-	return proc_find(p, addr) || jit_lookup(p, addr, &unused) == 0;
-}
-
-int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines,
-			struct ltap_sym *out)
-{
-	struct proc *p;
-	struct map *mp;
-	struct cached *c;
-	struct module *m;
-
-	memset(out, 0, sizeof *out);
-	if (addr >= LTAP_KERNEL_ADDR) {
-		out->kernel = 1;
-		return kernel_lookup(s, addr, out);
-	}
-	if (pid <= 0 || !(p = proc_get(s, pid)))
-		return -ENOENT;
-	mp = proc_find(p, addr);
 	if (!mp && !p->read_proc) {
 		proc_read_maps(s, p);
 		mp = proc_find(p, addr);
 	}
-	if (!mp || mp->mod->anon)
-		if (jit_lookup(p, addr, out) == 0)
-			return 0;
-	if (!mp)
+	f->addr = addr;
+	if (mp && !mp->mod->anon) {
+		/* opened when first sampled, while the file is most likely the
+		 * one mapped (a frame may be named much later) */
+		if (!mp->mod->opened)
+			module_open(mp->mod);
+		f->module = mp->mod;
+		f->addr = addr - mp->start + mp->pgoff;
+		return 1;
+	}
+	/* the JIT map is read now, while the process that writes it (and may
+	 * remove it when it exits) still runs; its names stay for later */
+	f->module = mp ? mp->mod : NULL;
+	if (jit_lookup(p, addr, &unused) == 0 || mp) {
+		f->proc = p;
+		return 1;
+	}
+	return 0;
+}
+
+int ltap_symbols_chain(struct ltap_symbols *s, int pid, const uint64_t *chain, int nr, struct ltap_frame *out,
+		       uint64_t *raw, int max)
+{
+	struct proc *p = NULL;
+	int kernel = 0, n = 0, looked = 0;
+
+	for (int i = 0; i < nr && n < max; i++) {
+		uint64_t a = chain[i];
+		struct ltap_frame *f = &out[n];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		memset(f, 0, sizeof *f);
+		f->kernel = kernel;
+		f->addr = a;
+		if (raw)
+			raw[n] = a;
+		n++;
+		if (a >= LTAP_KERNEL_ADDR) {
+			f->module = &s->kernel;
+			continue;
+		}
+		if (!looked) {
+			p = pid > 0 ? proc_get(s, pid) : NULL;
+			looked = 1;
+		}
+		if ((!p || !proc_frame(s, p, a, f)) && !kernel)
+			break;
+	}
+	return n;
+}
+
+int ltap_symbols_frame_sym(struct ltap_symbols *s, const struct ltap_frame *f, int lines, struct ltap_sym *out)
+{
+	struct module *m = (struct module *)f->module;
+	struct cached *c;
+
+	memset(out, 0, sizeof *out);
+	if (m == &s->kernel) {
+		out->kernel = 1;
+		if (!(c = cache_get(s, m, f->addr)) || !c->module)
+			return -ENOENT;
+		out->name = c->name;
+		out->off = c->off;
+		out->module = c->module;
+		return 0;
+	}
+	if (f->proc && (!m || m->anon) && jit_lookup((struct proc *)f->proc, f->addr, out) == 0)
+		return 0;
+	if (!m)
 		return -ENOENT;
-	m = mp->mod;
 	out->module = m->path;
 	if (!m->opened)
 		module_open(m);
 	if (m->failed)
 		return 0;
-	c = cache_get(s, m, module_vaddr(m, addr - mp->start + mp->pgoff));
+	c = cache_get(s, m, module_vaddr(m, f->addr));
 	if (!c)
 		return 0;
 	if (lines && !c->lines_done) {
@@ -634,4 +645,27 @@ int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int line
 		out->line = c->line;
 	}
 	return 0;
+}
+
+int ltap_symbols_mapped(struct ltap_symbols *s, int pid, uint64_t addr)
+{
+	struct ltap_frame f = {0};
+	struct proc *p;
+
+	if (addr >= LTAP_KERNEL_ADDR)
+		return 1;
+	return pid > 0 && (p = proc_get(s, pid)) && proc_frame(s, p, addr, &f);
+}
+
+int ltap_symbols_lookup(struct ltap_symbols *s, int pid, uint64_t addr, int lines, struct ltap_sym *out)
+{
+	struct ltap_frame f = {0};
+	struct proc *p;
+
+	f.addr = addr;
+	if (addr >= LTAP_KERNEL_ADDR)
+		f.module = &s->kernel;
+	else if (pid > 0 && (p = proc_get(s, pid)))
+		proc_frame(s, p, addr, &f);
+	return ltap_symbols_frame_sym(s, &f, lines, out);
 }

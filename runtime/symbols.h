@@ -32,6 +32,28 @@ void ltap_symbols_mmap(struct ltap_symbols *s, int pid, uint64_t start, uint64_t
 void ltap_symbols_fork(struct ltap_symbols *s, int ppid, int pid);
 void ltap_symbols_exec(struct ltap_symbols *s, int pid);
 
+/* A frame as what names it, so that the same code in two processes is the
+ * same frame: a file's frame is (module, file offset) whatever the process;
+ * code in anonymous memory (JIT) stays (module or none, process, address);
+ * a kernel frame is (kernel, address). All zero bytes but what is set, so
+ * frames compare and hash as memory. */
+struct ltap_frame {
+	const void *module, *proc;
+	uint64_t addr;
+	uint64_t kernel; /* under PERF_CONTEXT_KERNEL in the chain */
+};
+
+/* The frames of a perf call chain of process pid, leaf first, without the
+ * context markers, at most max; raw (NULL or room for max) gets their
+ * addresses. A user frame outside every mapping (and JIT map) of the
+ * process ends the chain, and is its last frame: a frame-pointer walk went
+ * astray there (code built without frame pointers), and what follows is
+ * stack garbage, often up to the kernel's limit of 127 frames. */
+int ltap_symbols_chain(struct ltap_symbols *s, int pid, const uint64_t *chain, int nr, struct ltap_frame *out,
+		       uint64_t *raw, int max);
+/* What names frame f, as ltap_symbols_lookup. */
+int ltap_symbols_frame_sym(struct ltap_symbols *s, const struct ltap_frame *f, int lines, struct ltap_sym *out);
+
 /* Resolves addr in process pid (kernel addresses need no pid). lines asks
  * for the DWARF file:line too. 0 when the module is known (out->name may
  * still be NULL, out->file set), -ENOENT when nothing is known. Strings stay

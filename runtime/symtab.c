@@ -3,6 +3,7 @@
  * with the choice rule of symtab.h. */
 #include "symtab.h"
 
+#include "merge.h"
 #include "plt.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@ struct ltap_symtab {
 	struct usym *syms; /* by address */
 	uint64_t *maxend;  /* maxend[i]: the highest end of syms[0..i] */
 	size_t n, cap;
+	size_t sorted;     /* syms[0..sorted) are in order */
 	struct scn *scns;
 	size_t nscns;
 	char *pltnames;
@@ -201,7 +203,8 @@ static int symtab_add(struct ltap_symtab *t, const struct usym *u)
 	return usym_push(&t->syms, &t->n, &t->cap, u);
 }
 
-/* Sorts the table and computes maxend. */
+/* Sorts the table (what was added since the last time, merged in) and
+ * computes maxend. */
 static int symtab_index(struct ltap_symtab *t)
 {
 	uint64_t *m = realloc(t->maxend, (t->n ? t->n : 1) * sizeof *m);
@@ -209,8 +212,9 @@ static int symtab_index(struct ltap_symtab *t)
 	if (!m)
 		return -ENOMEM;
 	t->maxend = m;
-	if (t->n)
-		qsort(t->syms, t->n, sizeof *t->syms, usym_cmp);
+	if (ltap_merge_tail(t->syms, t->sorted, t->n, sizeof *t->syms, usym_cmp))
+		return -ENOMEM;
+	t->sorted = t->n;
 	for (size_t i = 0; i < t->n; i++) {
 		uint64_t end = t->syms[i].addr + t->syms[i].size;
 		if (end < t->syms[i].addr)

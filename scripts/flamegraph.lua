@@ -84,42 +84,39 @@ local graph = {title = o.title, subtitle = o.subtitle, width = o.width, height =
   normalize = not o.no_normalize}
 if o.diff and not o.title then graph.title = "Differential Flame Graph" end
 local perf_opts = {pid = o.pid, tid = o.tid, addrs = o.addrs, kernel = o.kernel, jit = o.jit, all = o.all,
-  srcline = o.srcline, event_filter = o.event_filter}
+  srcline = o.srcline, event_filter = o.event_filter, merge = not o.flamechart}
 -- a bad option value fails now, before any input is read
 local ok, err = pcall(fg.svg, {}, graph)
 if not ok then ltap.usage_error((tostring(err):gsub("^.-flamegraph: ", ""))) end
 
 local function warn(fmt, ...) io.stderr:write("flamegraph: ", string.format(fmt, ...), "\n") end
 
--- The lines of path, and what they are: "perf" when a line among the first
--- ones is one only perf script prints, else "folded".
+-- The input at path for the readers ({text = what was read, file = the
+-- rest}), and what it is: "perf" when a line among the first ones is one
+-- only perf script prints, else "folded".
 local function open_input(path)
-  local next_line, why = folded.line_source(path)
-  if not next_line then return nil, why end
-  if o.from then return next_line, o.from end
+  local f, why = io.stdin, nil
+  if path ~= "-" then f, why = io.open(path) end
+  if not f then return nil, why end
+  if o.from then return {text = "", file = f}, o.from end
   local seen, kind = {}, "folded"
   while #seen < 64 do
-    local l = next_line()
+    local l = f:read("L")
     if not l then break end
     seen[#seen + 1] = l
-    if perfscript.looks_like(l) then kind = "perf"; break end
+    if perfscript.looks_like((l:gsub("\n$", ""))) then kind = "perf"; break end
   end
-  local i = 0
-  return function()
-    i = i + 1
-    if i <= #seen then return seen[i] end
-    return next_line()
-  end, kind
+  return {text = table.concat(seen), file = f}, kind
 end
 
 -- a stack list of path, or nil after a message
 local function read(path)
-  local lines, kind = open_input(path)
-  if not lines then warn("cannot read %s: %s", path, kind); return nil end
+  local input, kind = open_input(path)
+  if not input then warn("cannot read %s: %s", path, kind); return nil end
   local name = path == "-" and "standard input" or path
   local list, info
   if kind == "perf" then
-    list, info = perfscript.read(lines, perf_opts)
+    list, info = perfscript.read(input, perf_opts)
     if info.unrecognized > 0 then
       warn("%d lines of %s are not perf script samples (first: line %d)", info.unrecognized, name, info.first_unrecognized)
     end
@@ -127,11 +124,12 @@ local function read(path)
       warn("only %s samples of %s are drawn (it has %s ones too): --event-filter chooses", info.event, name, info.left_out)
     end
   else
-    list = folded.read(lines)
+    list = folded.read(input)
     if list.ignored > 0 then
       warn("%d lines of %s are not 'stack count' (first: line %d)", list.ignored, name, list.first_bad)
     end
   end
+  if input.file ~= io.stdin then input.file:close() end
   local total = 0
   for _, n in ipairs(list.counts) do total = total + n end
   if total == 0 then warn("no stack counts in %s", name); return nil end

@@ -44,10 +44,10 @@ if opts.save then
   if not saved then error("--save: " .. err, 0) end
 end
 
-local stacks, acc = {}, overhead.new()
+-- counted per distinct stack in C, named once at the end (ltap.stackcount)
+local counts = ltap.stackcount()
 profile(hz, function(e)
-  folded.add(stacks, e)
-  overhead.add(acc, e)
+  counts:add(e)
   if saved then
     saved:write(e:script(period))
     nsaved = nsaved + 1
@@ -55,12 +55,15 @@ profile(hz, function(e)
 end)
 
 finish(function()
+  local acc = overhead.new()
+  overhead.add_counts(acc, counts)
   overhead.print(acc, top)
   if saved then
     local ok, err = saved:close()
     if not ok then error("--save: " .. err, 0) end
     io.stderr:write(string.format("ltap: %d samples saved to %s\n", nsaved, opts.save))
   end
+  local stacks = counts:folded()
   if opts.folded then
     local n, err = folded.write(stacks, opts.folded)
     if not n then error("--folded: " .. err, 0) end

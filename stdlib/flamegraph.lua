@@ -36,7 +36,7 @@ local M = {}
 
 local folded = require("ltap.folded")
 
-local find, sub, format, byte = string.find, string.sub, string.format, string.byte
+local find, sub, format = string.find, string.sub, string.format
 local floor, abs, max, min = math.floor, math.abs, math.max, math.min
 local concat = table.concat
 
@@ -50,14 +50,6 @@ local function num(v)
   if math.type(v) == "integer" then return tostring(v) end
   if v == floor(v) and abs(v) < 2 ^ 53 then return format("%d", v) end
   return format("%.17g", v)
-end
-
--- "1234567" -> "1,234,567", as flamegraph.pl's tooltips
-local function commas(s)
-  local sign, int = s:match("^([-+]?)(%d+)$")
-  if not int then return s end
-  local out = int:reverse():gsub("(%d%d%d)", "%1,"):reverse()
-  return sign .. out:gsub("^,", "")
 end
 
 M.palettes = {"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue", "aqua",
@@ -121,143 +113,10 @@ local function options(o)
   return c
 end
 
--- Colours -----------------------------------------------------------------
-
--- ltap's name hash, in [0, 1): the same name, the same colour, in every graph
-local function name_hash(s)
-  local h = 0
-  for i = 1, #s do h = (h * 31 + byte(s, i)) % 1000003 end
-  return h / 1000003
-end
-
-local function chars(s)
-  local ok, list = pcall(function()
-    local t = {}
-    for _, c in utf8.codes(s) do t[#t + 1] = c end
-    return t
-  end)
-  if ok then return list end
-  return {byte(s, 1, -1)}
-end
-
--- --hash: a vector hash that weighs the first characters most, so similar
--- names get similar colours (flamegraph.pl's --hash); a "module`" prefix is
--- left out
-local function vector_hash(cps)
-  local vector, weight, maxv, mod = 0, 1, 1, 10
-  for i = 1, #cps do
-    vector = vector + (cps[i] % mod) / (mod - 1) * weight
-    mod = mod + 1
-    maxv = maxv + weight
-    weight = weight * 0.70
-    if mod > 12 then break end
-  end
-  return 1 - vector / maxv
-end
-
-local function hash_values(name)
-  local s = name:gsub("^..-`", "", 1)
-  local cps = chars(s)
-  local rev = {}
-  for i = #cps, 1, -1 do rev[#rev + 1] = cps[i] end
-  return vector_hash(cps), vector_hash(rev)
-end
-
-local function rgb(r, g, b) return format("rgb(%d,%d,%d)", r, g, b) end
-
--- the colour of a frame in palette kind; v1, v2, v3 in [0, 1]
-local function palette_color(kind, name, v1, v2, v3)
-  if kind == "hot" then
-    if find(name, "_[k]", -4, true) then kind = "orange" -- ltap: kernel frames apart
-    else return rgb(205 + floor(50 * v3), floor(230 * v1), floor(55 * v2)) end
-  elseif kind == "mem" then
-    return rgb(0, 190 + floor(50 * v2), floor(210 * v1))
-  elseif kind == "io" then
-    local r = 80 + floor(60 * v1)
-    return rgb(r, r, 190 + floor(55 * v2))
-  elseif kind == "java" then
-    if find(name, "_%[j%]$") then kind = "green"
-    elseif find(name, "_%[i%]$") then kind = "aqua"
-    elseif find(name, "^L?java/") or find(name, "^L?javax/") or find(name, "^L?jdk/") or find(name, "^L?net/")
-      or find(name, "^L?org/") or find(name, "^L?com/") or find(name, "^L?io/") or find(name, "^L?sun/") then kind = "green"
-    elseif find(name, ":::", 1, true) then kind = "green"
-    elseif find(name, "::", 1, true) then kind = "yellow"
-    elseif find(name, "_%[k%]$") then kind = "orange"
-    else kind = "red" end
-  elseif kind == "perl" then
-    if find(name, "::", 1, true) then kind = "yellow"
-    elseif find(name, "Perl", 1, true) or find(name, ".pl", 1, true) then kind = "green"
-    elseif find(name, "_%[k%]$") then kind = "orange"
-    else kind = "red" end
-  elseif kind == "js" then
-    if find(name, "_%[j%]$") then kind = find(name, "/", 1, true) and "green" or "aqua"
-    elseif find(name, "::", 1, true) then kind = "yellow"
-    elseif find(name, "/.*%.js") then kind = "green"
-    elseif find(name, ":", 1, true) then kind = "aqua"
-    elseif name == " " then kind = "green"
-    elseif find(name, "_[k]", 1, true) then kind = "orange"
-    else kind = "red" end
-  elseif kind == "wakeup" then
-    kind = "aqua"
-  elseif kind == "chain" then
-    kind = find(name, "_[w]", 1, true) and "aqua" or "blue"
-  end
-  if kind == "red" then
-    local x = 50 + floor(80 * v1)
-    return rgb(200 + floor(55 * v1), x, x)
-  elseif kind == "green" then
-    local x = 50 + floor(60 * v1)
-    return rgb(x, 200 + floor(55 * v1), x)
-  elseif kind == "blue" then
-    local x = 80 + floor(60 * v1)
-    return rgb(x, x, 205 + floor(50 * v1))
-  elseif kind == "yellow" then
-    local x = 175 + floor(55 * v1)
-    return rgb(x, x, 50 + floor(20 * v1))
-  elseif kind == "purple" then
-    local x = 190 + floor(65 * v1)
-    return rgb(x, 80 + floor(60 * v1), x)
-  elseif kind == "aqua" then
-    return rgb(50 + floor(60 * v1), 165 + floor(55 * v1), 165 + floor(55 * v1))
-  elseif kind == "orange" then
-    return rgb(190 + floor(65 * v1), 90 + floor(65 * v1), 0)
-  end
-  return "rgb(0,0,0)"
-end
-
--- name -> colour, cached (a name recurs in many frames)
-local function palette(c)
-  local cache, kind, hash = {}, c.colors, c.hash
-  return function(name)
-    local col = cache[name]
-    if col then return col end
-    if name == "--" then col = "rgb(160,160,160)"
-    elseif name == "-" then col = "rgb(200,200,200)"
-    elseif hash then
-      local v1, v2 = hash_values(name)
-      col = palette_color(kind, name, v1, v2, v2)
-    else
-      local v = name_hash(name)
-      col = palette_color(kind, name, v, v, v)
-    end
-    cache[name] = col
-    return col
-  end
-end
-
--- a change on the scale of the largest one: red grew, blue shrank, white
--- none; the largest change is saturated (flamegraph.pl's differential rule)
-local function diff_color(value, maxv, negate)
-  if negate then value = -value end
-  if value > 0 then
-    local x = floor(210 * (maxv - value) / maxv)
-    return rgb(255, x, x)
-  elseif value < 0 then
-    local x = floor(210 * (maxv + value) / maxv)
-    return rgb(x, x, 255)
-  end
-  return "rgb(255,255,255)"
-end
+-- Colours: per frame, in C (runtime/flame.c): flamegraph.pl's palettes
+-- (the "hot" one with ltap's kernel frames in orange), its vector hash
+-- (--hash), its differential rule (a change on the scale of the largest
+-- one, saturated there).
 
 -- Layout ------------------------------------------------------------------
 
@@ -285,6 +144,7 @@ local function arrange(stacks, before, c)
       if stacks.before then cnt0 = {}; for i, n in ipairs(stacks.before) do cnt0[i] = n end end
       return keys, cnt, cnt0
     end
+    if not c.reverse then return ltap.flame_merge(stacks.stacks, stacks.counts, stacks.before) end
     stacks, before = folded.merge(stacks)
   end
   local t, t0 = stacks, before
@@ -293,12 +153,8 @@ local function arrange(stacks, before, c)
     for s, n in pairs(stacks) do local r = reversed(s, buf); t[r] = (t[r] or 0) + n end
     if before then for s, n in pairs(before) do local r = reversed(s, buf); t0[r] = (t0[r] or 0) + n end end
   end
-  for s in pairs(t) do keys[#keys + 1] = s end
-  if t0 then for s in pairs(t0) do if t[s] == nil then keys[#keys + 1] = s end end end
-  table.sort(keys)
-  for i, s in ipairs(keys) do cnt[i] = t[s] or 0 end
-  if t0 then cnt0 = {}; for i, s in ipairs(keys) do cnt0[i] = t0[s] or 0 end end
-  return keys, cnt, cnt0
+  -- the stacks (of both tables) in byte order, their counts (0 where absent)
+  return ltap.flame_sort(t, t0)
 end
 
 -- chain graphs: the frames after the first "--" are wakers ("_[w]")
@@ -318,51 +174,11 @@ local function chain_marks(keys)
   end
 end
 
--- Merges neighbouring stacks into frames, as a flame graph draws them: a
--- frame is a name at a depth spanning the samples of consecutive stacks
--- that share the path to it. Frames narrower than minw samples are left
--- out. Returns the frame arrays (closing order: children before parents),
--- their number, the total, the deepest depth, the largest change of a
--- stack (differential input).
-local function frames(keys, cnt, cnt0, minw)
-  local F = {name = {}, depth = {}, x = {}, w = {}, delta = {}, before = {}, h = {}}
-  local fname, fdepth, fx, fw, fdelta, fbefore, fh = F.name, F.depth, F.x, F.w, F.delta, F.before, F.h
-  local n, dmax = 0, 0
-  local prev, cur, pn = {}, {}, 0
-  local st, st0, dl, hm = {}, {}, {}, {[0] = 0}
-  local t, t0, maxdelta, rootdelta = 0, 0, 0, 0
-  local function close(d, name)
-    local w = t - st[d]
-    if w >= minw and w > 0 then
-      n = n + 1
-      fname[n], fdepth[n], fx[n], fw[n], fdelta[n], fbefore[n], fh[n] = name, d, st[d], w, dl[d], t0 - st0[d], hm[d] - d
-      if d > dmax then dmax = d end
-      if hm[d] > hm[d - 1] then hm[d - 1] = hm[d] end
-    end
-  end
-  for i = 1, #keys do
-    local k = split(keys[i], cur)
-    local same = 0
-    while same < k and same < pn and cur[same + 1] == prev[same + 1] do same = same + 1 end
-    for d = pn, same + 1, -1 do close(d, prev[d]) end
-    for d = same + 1, k do st[d], st0[d], dl[d], hm[d] = t, t0, 0, d end
-    local c = cnt[i]
-    if cnt0 then
-      local delta = c - cnt0[i]
-      if k > 0 then dl[k] = dl[k] + delta else rootdelta = rootdelta + delta end
-      if abs(delta) > maxdelta then maxdelta = abs(delta) end
-      t0 = t0 + cnt0[i]
-    end
-    t = t + c
-    prev, cur, pn = cur, prev, k
-  end
-  for d = pn, 1, -1 do close(d, prev[d]) end
-  if t > 0 then
-    n = n + 1
-    fname[n], fdepth[n], fx[n], fw[n], fdelta[n], fbefore[n], fh[n] = "all", 0, 0, t, rootdelta, t0, hm[0]
-  end
-  return F, n, t, t0, dmax, maxdelta
-end
+-- Frames: neighbouring stacks merged, as a flame graph draws them (a frame
+-- is a name at a depth spanning the samples of consecutive stacks that
+-- share the path to it), and each frame's line of SVG, are made in C
+-- (runtime/flame.c, through ltap.flame_layout): per stack and per frame,
+-- Lua cost more than flamegraph.pl.
 
 -- Drawing -----------------------------------------------------------------
 
@@ -529,19 +345,14 @@ local SCRIPT = [[
 ]] .. "]]>" .. [[</script>
 ]]
 
--- The name shown: the annotation suffix is for colours only.
-local function shown_name(name)
-  if sub(name, -4, -4) == "_" and find(name, "_%[[kwij]%]$") then return sub(name, 1, -5) end
-  return name
-end
-
 local function render(keys, cnt, cnt0, c)
   local total = 0
   for i = 1, #cnt do total = total + cnt[i] end
   local xpad, fs = 10, c.fontsize
   local wpt = total > 0 and (c.width - 2 * xpad) / total or 0
   local minw = c.minwidth_pct and total * c.minwidth / 100 or (wpt > 0 and c.minwidth / wpt or 0)
-  local F, n, _, tb, dmax, maxdelta = frames(keys, cnt, cnt0, minw)
+  local layout = ltap.flame_layout(keys, cnt, cnt0, minw)
+  local n, _, _, dmax = layout:info()
 
   -- the picture's height: lower frames for deep graphs, then a cap
   local ypad1, ypad2, ypad3 = fs * 3, fs * 2 + 10, fs * 2
@@ -562,46 +373,6 @@ local function render(keys, cnt, cnt0, c)
   local charw = font * c.fontwidth
   local height = rows * fh + pads
   local base = c.inverted and (ypad1 + (sub_line and ypad3 or 0)) or (height - ypad2)
-
-  local color = palette(c)
-  local fill_of, info_of
-  local countname = c.countname
-  local function samples_text(w) return commas(format("%.0f", w)) end
-  if cnt0 and c.diff == "inclusive" then
-    local big = 0
-    for i = 1, n do
-      local d = F.w[i] / total - (tb > 0 and F.before[i] / tb or 0)
-      if abs(d) > big then big = abs(d) end
-    end
-    fill_of = function(i)
-      return diff_color(F.w[i] / total - (tb > 0 and F.before[i] / tb or 0), big > 0 and big or 1, c.negate)
-    end
-    info_of = function(i, name)
-      local a, b = 100 * F.w[i] / total, tb > 0 and 100 * F.before[i] / tb or 0
-      return format("%s (%s %s, %.2f%%; before %s, %.2f%%; %+.2f points)", name, samples_text(F.w[i]), countname, a,
-        samples_text(F.before[i]), b, a - b)
-    end
-  elseif cnt0 then
-    local big = max(1, maxdelta)
-    fill_of = function(i) return diff_color(F.delta[i], big, c.negate) end
-    info_of = function(i, name)
-      local s = tonumber(format("%.0f", F.w[i]))
-      local d = c.negate and -F.delta[i] or F.delta[i]
-      local dp = format("%.2f", 100 * d / total)
-      return format("%s (%s %s, %.2f%%; %s%s%%)", name, samples_text(F.w[i]), countname, 100 * s / total, d > 0 and "+" or "", dp)
-    end
-  else
-    fill_of = function(i) return color(F.depth[i] == 0 and "" or F.name[i]) end
-    info_of = function(i, name)
-      local s = tonumber(format("%.0f", F.w[i]))
-      return format("%s (%s %s, %.2f%%)", name, samples_text(F.w[i]), countname, 100 * s / total)
-    end
-  end
-  local frame_info = info_of
-  info_of = function(i, name)
-    if F.depth[i] == 0 then return format("all (%s %s, 100%%)", samples_text(F.w[i]), countname) end
-    return frame_info(i, name)
-  end
 
   local out = {}
   local function w(s) out[#out + 1] = s end
@@ -632,26 +403,10 @@ local function render(keys, cnt, cnt0, c)
     w(format('<text x="%d" y="%d" text-anchor="middle">No samples</text>', c.width // 2, fs * 5))
   end
   w('<g id="frames">')
-  local fname, fdepth, fx, fw, fhh = F.name, F.depth, F.x, F.w, F.h
-  local ty_off = 3 + (fh - 1) / 2
-  for i = 1, n do
-    local d = fdepth[i]
-    local name = shown_name(fname[i])
-    local rx1, rx2 = xpad + fx[i] * wpt, xpad + (fx[i] + fw[i]) * wpt
-    local x1, x2 = tonumber(format("%.1f", rx1)), tonumber(format("%.1f", rx2))
-    local y1
-    if c.inverted then y1 = base + d * fh else y1 = base - (d + 1) * fh + 1 end
-    local nchars = floor((rx2 - rx1) / charw)
-    local label = ""
-    if nchars >= 3 then label = #name > nchars and sub(name, 1, nchars - 2) .. ".." or name end
-    local ename = xml(name)
-    local fill = fill_of(i)
-    local class = (cap >= 0 and d > cap) and ' class="hide"' or ((cap >= 0 and d == cap and fhh[i] > 0) and ' class="cut"' or "")
-    w(format('<g%s data-name="%s" data-x="%s" data-w="%s" data-depth="%d"%s data-fill="%s"><title>%s</title>'
-      .. '<rect x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" rx="2" ry="2"/><text x="%.2f" y="%s">%s</text></g>',
-      class, ename, num(fx[i]), num(fw[i]), d, cap >= 0 and format(' data-h="%d"', fhh[i]) or "", fill,
-      xml(info_of(i, d == 0 and "all" or name)), x1, y1, x2 - x1, fh - 1, fill, x1 + 3, num(y1 + ty_off), xml(label)))
-  end
+  local lines = layout:svg{xpad = xpad, wpt = wpt, charw = charw, fh = fh, base = base, ty_off = 3 + (fh - 1) / 2,
+    inverted = c.inverted, cap = cap, fill = cnt0 and c.diff or "palette", palette = c.colors, hash = c.hash,
+    negate = c.negate, countname = c.countname}
+  if lines ~= "" then w(lines) end
   w('</g>')
   w(SCRIPT)
   w('</svg>')

@@ -46,12 +46,11 @@ function M.count_text(n)
 end
 local count_text = M.count_text
 
--- The lines "stack count", sorted by stack (the order stackcollapse prints).
+-- The lines "stack count", sorted by stack (the order stackcollapse prints:
+-- bytes, as Lua's sort in the C locale; ltap.flame_sort sorts in C).
 function M.lines(t)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for i, k in ipairs(keys) do keys[i] = k .. " " .. count_text(t[k]) end
+  local keys, counts = ltap.flame_sort(t)
+  for i, k in ipairs(keys) do keys[i] = k .. " " .. count_text(counts[i]) end
   return keys
 end
 
@@ -83,6 +82,27 @@ function M.line_source(src)
   return f:lines()
 end
 
+-- src as the C readers (ltap.folded_parse, ltap.perfscript_fold) take it:
+-- text, then an open file to read the rest from. A path ("-" for standard
+-- input) is its file, read in large blocks; a table of lines or an iterator
+-- of lines is their text. src may also be {text = T, file = F} (what was
+-- read of F already, as scripts/flamegraph.lua peeks at its input). nil,
+-- message when the file cannot be opened.
+function M.input(src)
+  if type(src) == "table" and (src.text or src.file) then
+    return src.text or "", src.file
+  elseif type(src) == "table" or type(src) == "function" then
+    local lines = {}
+    for l in M.line_source(src) do lines[#lines + 1] = l end
+    return table.concat(lines, "\n") .. "\n", nil
+  elseif src == "-" then
+    return "", io.stdin
+  end
+  local f, err = io.open(src)
+  if not f then return nil, err end
+  return "", f
+end
+
 -- split(s, sep, out) -> n: the fields of s between the (plain) separators,
 -- in out[1..n], as Perl's split gives them, so as FlameGraph's scripts read
 -- stacks: blank fields kept ("a;;b"), trailing blank ones dropped.
@@ -99,45 +119,16 @@ function M.split(s, sep, out)
   return n
 end
 
--- One line: "stack count", or "stack before after" (difffolded.pl). Counts
--- may be fractional ("12.5"), frame names blank ("a;;b"): as flamegraph.pl
--- reads them. Returns stack, count, before (nil for one column), or nothing.
-local function parse(l)
-  local stack, n = l:match("^(.-)%s+(%d+%.?%d*)%s*$")
-  if not stack then return end
-  local s2, n0 = stack:match("^(.-)%s+(%d+%.?%d*)$")
-  if s2 then return s2, tonumber(n), tonumber(n0) end
-  return stack, tonumber(n)
-end
-M.parse_line = parse
-
--- read(src) -> stack list (see the top), or nil, message. Lines that are not
--- "stack count" are counted in list.ignored (list.first_bad: the first one's
--- number), as flamegraph.pl ignores them.
+-- read(src) -> stack list (see the top), or nil, message. A line is "stack
+-- count", or "stack before after" (difffolded.pl); counts may be fractional
+-- ("12.5"), frame names blank ("a;;b"): as flamegraph.pl reads them
+-- (runtime/folded.c). Lines that are not are counted in list.ignored
+-- (list.first_bad: the first one's number), as flamegraph.pl ignores them.
 function M.read(src)
-  local next_line, err = M.line_source(src)
-  if not next_line then return nil, err end
-  local stacks, counts, before = {}, {}, nil
-  local n, ignored, first_bad, lineno = 0, 0, nil, 0
-  for l in next_line do
-    lineno = lineno + 1
-    if l:find("%S") then
-      local stack, c, c0 = parse(l)
-      if stack then
-        n = n + 1
-        stacks[n], counts[n] = stack, c
-        if c0 then
-          if not before then before = {}; for i = 1, n - 1 do before[i] = counts[i] end end
-          before[n] = c0
-        elseif before then
-          before[n] = c -- a one-column line among two-column ones: no change
-        end
-      else
-        ignored = ignored + 1
-        first_bad = first_bad or lineno
-      end
-    end
-  end
+  local text, f = M.input(src)
+  if not text then return nil, f end
+  local stacks, counts, before, ignored, first_bad = ltap.folded_parse(text, f)
+  if f and f ~= io.stdin and not (type(src) == "table" and src.file) then f:close() end
   return {stacks = stacks, counts = counts, before = before, ignored = ignored, first_bad = first_bad}
 end
 

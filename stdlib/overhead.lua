@@ -5,18 +5,28 @@ local M = {}
 
 function M.new() return { total = 0, rows = {} } end
 
--- Counts one sample of event e, by its leaf frame.
-function M.add(acc, e)
-  local f = e:frame(1)
+-- Counts n samples of comm whose leaf frame is f (a frame table of
+-- e:frame(1) or counts:leaves(); nil when the stack is empty).
+function M.add_frame(acc, comm, f, n)
   local dso, sym, mark = "[unknown]", "[unknown]", "[.]"
   if f then
     if f.module then dso = f.module:match("[^/]*$") end
     sym = f.sym or string.format("0x%016x", f.addr)
     if f.kernel then mark = "[k]" end
   end
-  local key = e.comm .. "\0" .. dso .. "\0" .. mark .. " " .. sym
-  acc.rows[key] = (acc.rows[key] or 0) + 1
-  acc.total = acc.total + 1
+  local key = comm .. "\0" .. dso .. "\0" .. mark .. " " .. sym
+  acc.rows[key] = (acc.rows[key] or 0) + n
+  acc.total = acc.total + n
+end
+
+-- Counts one sample of event e, by its leaf frame.
+function M.add(acc, e)
+  M.add_frame(acc, e.comm, e:frame(1), 1)
+end
+
+-- Counts the samples of a stack count (ltap.stackcount), by leaf frame.
+function M.add_counts(acc, counts)
+  for _, l in ipairs(counts:leaves()) do M.add_frame(acc, l.comm, l.frame, l.count) end
 end
 
 -- Prints the report, largest first (at most n rows), as perf aligns it.

@@ -64,3 +64,61 @@ echo "-a: hot samples, % in hot_spin: $share"
 run_ltap $WORK/out $WORK/err profile -F 0 -d 1s
 expect_eq "bad frequency exit" 2 "$RC"
 expect_eq "bad frequency" "ltap: profile: -F: bad value '0' (an integer, 1 to 100000)" "$(cat $WORK/err)"
+
+# ltap.stackcount (what ltap profile counts with: frames kept per distinct
+# stack, named at the end) gives the folded stacks and the leaf rows that
+# the per-sample path (e:folded(), e:frame(1)) gives on the same samples:
+# short-lived processes (each exec'd image, its mappings from the ring),
+# hot, and JIT code whose map is gone when the profile ends
+cat > $WORK/sc.lua <<'LUA'
+local folded = require("ltap.folded")
+local overhead = require("ltap.overhead")
+local counts, per, acc = ltap.stackcount(), {}, overhead.new()
+profile(999, function(e)
+  counts:add(e)
+  folded.add(per, e)
+  overhead.add(acc, e)
+end)
+finish(function()
+  local acc2 = overhead.new()
+  overhead.add_counts(acc2, counts)
+  -- a leaf without a symbol shows an address, of one process or another
+  local function rows(a)
+    local t = {}
+    for k, n in pairs(a.rows) do k = k:gsub("%[%.%] 0x%x+$", "[.] 0x?"); t[k] = (t[k] or 0) + n end
+    return folded.lines(t)
+  end
+  local a, b = folded.lines(per), folded.lines(counts:folded())
+  local ra, rb = rows(acc), rows(acc2)
+  local same = table.concat(a, "\n") == table.concat(b, "\n") and table.concat(ra, "\n") == table.concat(rb, "\n")
+  local jit = 0
+  for _, l in ipairs(b) do if l:find(";jit_spin ") then jit = jit + 1 end end
+  printf("%s, %s, jit %s\n", same and "same" or "differ", counts:total() == acc.total and "total ok" or "total bad",
+    jit > 0 and "named" or "unnamed")
+  if not same then
+    for i = 1, math.max(#a, #b) do if a[i] ~= b[i] then io.stderr:write("per sample: ", tostring(a[i]), "\ncounted:    ", tostring(b[i]), "\n") break end end
+  end
+  io.stderr:write(string.format("%d samples, %d stacks (%d distinct)\n", counts:total(), #b, #counts))
+end)
+LUA
+run_ltap $WORK/out $WORK/err -c "sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do ls / > /dev/null; done; $PROGS/hot 0.3; $PROGS/jit 0.3 > /dev/null'" $WORK/sc.lua
+cat $WORK/err
+expect_eq "stack count exit" 0 "$RC"
+expect_eq "stack count against the per-sample path" "same, total ok, jit named" "$(cat $WORK/out)"
+
+# ring_kb SCRIPT: kb, the per-CPU ring of ltap's instance while SCRIPT runs.
+# A profile-only run's instance carries task events alone: 1 MB, not -b's.
+ring_kb() {
+  printf '%s\n' "$1" > $WORK/ring.lua
+  : > $WORK/ring.err
+  "$LTAP" -v -b 8M $WORK/ring.lua > /dev/null 2> $WORK/ring.err & l=$!; STARTED+=($l)
+  wait_attached $WORK/ring.err
+  kb=$(cat $T/instances/ltap-$l/buffer_size_kb)
+  kill -INT $l; wait $l || fail "ltap exit code $?"
+}
+# (the kernel rounds a size up to whole sub-buffers: 1024 reads 1027)
+ring_kb 'profile(99, function() end)'
+[ "$kb" -ge 1024 ] && [ "$kb" -lt 2048 ] || fail "a profile's instance ring: $kb KiB, not 1 MB"
+ring_kb 'profile(99, function() end) probe("syscalls:sys_enter_getpgid", function() end)'
+[ "$kb" -ge 8192 ] && [ "$kb" -lt 9216 ] || fail "a tracepoint's instance ring: $kb KiB, not -b's 8 MB"
+echo "ok: instance rings"

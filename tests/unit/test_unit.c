@@ -29,6 +29,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <elfutils/libdwelf.h>
 
 static void test_duration(void)
 {
@@ -318,6 +320,51 @@ static void test_ringpage_damaged(void)
 	CHECK(ringpage_count(page, 0, 10) == 0);         /* less than a page header */
 }
 
+/* What the one ELF reader tells of the file at path, against libelf,
+ * libdw and zlib asked apart: offset <-> address through every loadable
+ * segment, the build id, the CRC of a debug link; the descriptor handed
+ * over (to libdwfl) while the file stays readable. */
+static void test_elf_file(struct ltap_elf *e, const char *path)
+{
+	const struct ltap_sdt *sdts;
+	int fd = open(path, O_RDONLY), loads = 0, given;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	size_t nph = 0, len, size;
+	const unsigned char *id;
+	const void *want;
+	char *raw;
+	uint64_t v;
+
+	CHECK(elf && elf_getphdrnum(elf, &nph) == 0);
+	for (size_t i = 0; elf && i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		loads++;
+		CHECK(ltap_elf_offset_addr(e, ph.p_offset, &v) == 0 && v == ph.p_vaddr);
+		CHECK(ltap_elf_offset_addr(e, ph.p_offset + ph.p_filesz - 1, &v) == 0 && v == ph.p_vaddr + ph.p_filesz - 1);
+		CHECK(ltap_elf_addr_offset(e, ph.p_vaddr + ph.p_filesz - 1, &v) == 0 && v == ph.p_offset + ph.p_filesz - 1);
+	}
+	CHECK(loads >= 2);
+	CHECK(ltap_elf_offset_addr(e, 1ull << 60, &v) == -1);
+	len = ltap_elf_build_id(e, &id);
+	CHECK(len == 20 && (size_t)dwelf_elf_gnu_build_id(elf, &want) == len && memcmp(id, want, len) == 0);
+	raw = elf ? elf_rawfile(elf, &size) : NULL;
+	CHECK(raw && ltap_elf_crc32(e) == (uint32_t)crc32(0, (const Bytef *)raw, (uInt)size));
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	/* the descriptor taken before anything else is read */
+	e = ltap_elf_open(path);
+	given = e ? ltap_elf_take_fd(e) : -1;
+	CHECK(given >= 0 && ltap_elf_take_fd(e) == -1 && lseek(given, 0, SEEK_SET) == 0);
+	if (given >= 0)
+		close(given);
+	CHECK(e && ltap_elf_func_find(e, "phase_c") != NULL && ltap_elf_sdts(e, &sdts) == 2);
+	ltap_elf_close(e);
+}
+
 /* The symbols and SDT notes of tests/progs/uprobe_target.c. */
 static void test_elf(const char *path)
 {
@@ -354,6 +401,7 @@ static void test_elf(const char *path)
 		if (fd >= 0)
 			close(fd);
 	}
+	test_elf_file(e, path);
 	ltap_elf_close(e);
 	CHECK(ltap_elf_open("/nonexistent") == NULL && errno == ENOENT);
 	CHECK(ltap_elf_open("/etc/passwd") == NULL && errno == ENOEXEC);

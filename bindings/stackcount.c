@@ -1,0 +1,228 @@
+/* stackcount.c: the "ltap.stackcount" aggregate, samples counted per
+ * distinct stack (bpftrace's @[comm, ustack, kstack] = count()):
+ *
+ *   local counts = ltap.stackcount()
+ *   profile(99, function(e) counts:add(e) end)
+ *   finish(function() folded.write(counts:folded(), "out.folded") end)
+ *
+ * add() keeps the frames of the sample as runtime/stackcount.c's entries,
+ * without naming them; folded() and leaves() name each distinct stack (or
+ * leaf) once. A profile's handler then costs one method call per sample,
+ * where e:folded() with a Lua table built and hashed a string per sample.
+ * The entries' memory is the script's (its Lua allocator and limit). */
+#include "stack.h"
+
+#include "stackcount.h"
+
+#include <event-parse.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STACKCOUNT_MT "ltap.stackcount"
+
+struct sc_ud {
+	struct ltap_stackcount *sc; /* NULL once collected */
+};
+
+static struct ltap_stackcount *sc_check(lua_State *L)
+{
+	struct sc_ud *u = luaL_checkudata(L, 1, STACKCOUNT_MT);
+	if (!u->sc)
+		luaL_error(L, "attempt to use a freed stack count");
+	return u->sc;
+}
+
+static int sc_nomem(lua_State *L)
+{
+	return luaL_error(L, "not enough memory");
+}
+
+/* ltap.stackcount(): an empty stack count. */
+int stackcount_new(lua_State *L)
+{
+	struct sc_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+	void *ud;
+	lua_Alloc alloc = lua_getallocf(L, &ud);
+
+	u->sc = NULL;
+	luaL_setmetatable(L, STACKCOUNT_MT);
+	if (!(u->sc = ltap_stackcount_new(alloc, ud)))
+		return sc_nomem(L);
+	return 1;
+}
+
+/* counts:add(e, [n]): n (default 1) samples of e's stack, in e.comm. */
+static int sc_add(lua_State *L)
+{
+	struct ltap_stackcount *sc = sc_check(L);
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const struct ltap_rec *r = ctx->event->rec;
+	lua_Integer n = luaL_optinteger(L, 3, 1);
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	uint64_t raw[LTAP_STACK_MAX_FRAMES];
+	const char *comm;
+	size_t len;
+	int k;
+
+	if (lua_isnil(L, lua_upvalueindex(1))) { /* the event table, made after this closure */
+		lua_getfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
+		lua_replace(L, lua_upvalueindex(1));
+	}
+	if (!lua_rawequal(L, 2, lua_upvalueindex(1)))
+		return luaL_argerror(L, 2, "the event of the handler expected");
+	if (!r)
+		return luaL_error(L, "attempt to use an event outside its handler (use e:copy() to keep one)");
+	if (!r->callchain)
+		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
+				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
+	luaL_argcheck(L, n >= 0, 3, "a count of 0 or more expected");
+	lua_pushliteral(L, "comm");
+	lua_rawget(L, 2);
+	comm = lua_tolstring(L, -1, &len);
+	k = ltap_stack_frames(ctx, r, frames, raw);
+	if (!comm)
+		comm = "", len = 0;
+	if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, (uint64_t)n)) {
+		lua_gc(L, LUA_GCCOLLECT); /* Lua's own answer to a refusal, then once more */
+		if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, (uint64_t)n))
+			return sc_nomem(L);
+	}
+	return 0;
+}
+
+/* t[key] = (t[key] or 0) + n, key at the top (popped), t at idx */
+static void sc_count(lua_State *L, int idx, uint64_t n)
+{
+	lua_pushvalue(L, -1);
+	if (lua_rawget(L, idx) == LUA_TNUMBER)
+		n += (uint64_t)lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	lua_pushinteger(L, (lua_Integer)n);
+	lua_rawset(L, idx);
+}
+
+/* counts:folded([t]): the folded stacks, "comm;root;...;leaf" -> samples,
+ * added into t (a new table by default); stacks that name alike add up. */
+static int sc_folded(lua_State *L)
+{
+	struct ltap_stackcount *sc = sc_check(L);
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const struct ltap_stackcount_entry *e;
+	size_t it = 0;
+
+	if (lua_isnoneornil(L, 2))
+		lua_createtable(L, 0, (int)ltap_stackcount_size(sc));
+	else
+		luaL_checktype(L, 2, LUA_TTABLE);
+	lua_settop(L, 2);
+	while ((e = ltap_stackcount_next(sc, &it)) != NULL) {
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		ltap_stack_add_comm(&b, e->comm, e->commlen);
+		for (int i = e->n - 1; i >= 0; i--) {
+			luaL_addchar(&b, ';');
+			ltap_stack_add_frame_name(&b, ctx, &e->frames[i]);
+		}
+		luaL_pushresult(&b);
+		sc_count(L, 2, e->count);
+	}
+	return 1;
+}
+
+static void *sc_malloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	(void)ud;
+	(void)osize;
+	if (!nsize) {
+		free(ptr);
+		return NULL;
+	}
+	return realloc(ptr, nsize);
+}
+
+/* counts:leaves(): {comm=, frame=, count=} for each command and leaf frame
+ * (the frame where the samples happened, as e:frame(1) gives it; nil for
+ * an empty stack), in the order first counted. */
+static int sc_leaves(lua_State *L)
+{
+	struct ltap_stackcount *sc = sc_check(L);
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	struct ltap_stackcount *leaves = ltap_stackcount_new(sc_malloc, NULL);
+	const struct ltap_stackcount_entry *e;
+	size_t it = 0;
+	lua_Integer k = 0;
+
+	if (!leaves)
+		return sc_nomem(L);
+	while ((e = ltap_stackcount_next(sc, &it)) != NULL)
+		if (ltap_stackcount_add(leaves, e->comm, e->commlen, e->frames, e->n ? 1 : 0, e->leaf_raw, e->count)) {
+			ltap_stackcount_free(leaves);
+			return sc_nomem(L);
+		}
+	lua_createtable(L, (int)ltap_stackcount_size(leaves), 0);
+	it = 0;
+	while ((e = ltap_stackcount_next(leaves, &it)) != NULL) {
+		lua_createtable(L, 0, 3);
+		lua_pushlstring(L, e->comm, e->commlen);
+		lua_setfield(L, -2, "comm");
+		if (e->n) {
+			ltap_stack_push_frame(L, ctx, &e->frames[0], e->leaf_raw, 0);
+			lua_setfield(L, -2, "frame");
+		}
+		lua_pushinteger(L, (lua_Integer)e->count);
+		lua_setfield(L, -2, "count");
+		lua_rawseti(L, -2, ++k);
+	}
+	ltap_stackcount_free(leaves);
+	return 1;
+}
+
+/* counts:total(): the samples counted */
+static int sc_total(lua_State *L)
+{
+	lua_pushinteger(L, (lua_Integer)ltap_stackcount_total(sc_check(L)));
+	return 1;
+}
+
+/* #counts: the distinct stacks */
+static int sc_len(lua_State *L)
+{
+	lua_pushinteger(L, (lua_Integer)ltap_stackcount_size(sc_check(L)));
+	return 1;
+}
+
+static int sc_gc(lua_State *L)
+{
+	struct sc_ud *u = luaL_checkudata(L, 1, STACKCOUNT_MT);
+	ltap_stackcount_free(u->sc);
+	u->sc = NULL;
+	return 0;
+}
+
+static const luaL_Reg sc_meth[] = {
+	{"add", NULL}, /* a closure over the event table */
+	{"folded", sc_folded},
+	{"leaves", sc_leaves},
+	{"total", sc_total},
+	{NULL, NULL},
+};
+
+static const luaL_Reg sc_metameth[] = {
+	{"__index", NULL},
+	{"__len", sc_len},
+	{"__gc", sc_gc},
+	{"__close", sc_gc},
+	{NULL, NULL},
+};
+
+void ltap_open_stackcount(lua_State *L, struct ltap_ctx *ctx)
+{
+	(void)ctx;
+	ltap_newmeta(L, STACKCOUNT_MT, sc_metameth, sc_meth);
+	lua_getfield(L, -1, "__index");
+	lua_pushnil(L);
+	lua_pushcclosure(L, sc_add, 1);
+	lua_setfield(L, -2, "add");
+	lua_pop(L, 2);
+}

@@ -1,0 +1,63 @@
+/* folded.c: the rule of the Lua patterns it replaces, "^(.-)%s+(%d+%.?%d*)%s*$"
+ * then "^(.-)%s+(%d+%.?%d*)$" on the stack: a count is the last field, a
+ * number (digits, at most one '.', digits), blanks before it; the stack
+ * what comes before those blanks. */
+#include "folded.h"
+
+#include <ctype.h>
+
+static int blank(char c)
+{
+	return isspace((unsigned char)c) != 0;
+}
+
+/* The count ending at end: the last field of s[0..end), a number (digits,
+ * then maybe a '.' and digits), with blanks before it. 1, with where it
+ * starts and where what comes before the blanks ends. */
+static int folded_last(const char *s, size_t end, size_t *num, size_t *before_end)
+{
+	size_t i = end, k;
+
+	while (i > 0 && !blank(s[i - 1]))
+		i--;
+	if (i == 0 || i == end)
+		return 0;
+	for (k = i; k < end && isdigit((unsigned char)s[k]); k++)
+		;
+	if (k == i)
+		return 0;
+	if (k < end && s[k] == '.')
+		for (k++; k < end && isdigit((unsigned char)s[k]); k++)
+			;
+	if (k != end)
+		return 0;
+	*num = i;
+	while (i > 0 && blank(s[i - 1]))
+		i--;
+	*before_end = i;
+	return 1;
+}
+
+int ltap_folded_parse(const char *line, size_t len, struct ltap_folded_line *out)
+{
+	size_t end = len, num, stack_end, num0, s2_end;
+
+	while (end > 0 && blank(line[end - 1]))
+		end--;
+	if (end == 0)
+		return 0;
+	if (!folded_last(line, end, &num, &stack_end))
+		return -1;
+	out->stack = line;
+	out->stacklen = stack_end;
+	out->count = line + num;
+	out->countlen = end - num;
+	out->before = NULL;
+	out->beforelen = 0;
+	if (folded_last(line, stack_end, &num0, &s2_end)) {
+		out->before = line + num0;
+		out->beforelen = stack_end - num0;
+		out->stacklen = s2_end;
+	}
+	return 1;
+}

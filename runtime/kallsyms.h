@@ -1,0 +1,24 @@
+/* kallsyms.h: the kernel's code symbols from /proc/kallsyms ("ADDR T name"
+ * and "ADDR t name\t[module]" lines), sorted by address for lookups. */
+#ifndef LTAP_KALLSYMS_H
+#define LTAP_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ltap_kallsyms;
+
+/* Reads path (/proc/kallsyms) whole; NULL with errno set. A file whose
+ * addresses are all zero (kptr_restrict) gives an empty table. */
+struct ltap_kallsyms *ltap_kallsyms_load(const char *path);
+/* The same from text of that format, which the table takes and frees. */
+struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len);
+void ltap_kallsyms_free(struct ltap_kallsyms *k);
+
+/* The symbol at or below addr: 0 with *name, *off, *module ("[kernel.kallsyms]"
+ * or "[ext4]"; strings live as long as the table), -ENOENT below the first. */
+int ltap_kallsyms_find(const struct ltap_kallsyms *k, uint64_t addr, const char **name, uint64_t *off,
+		       const char **module);
+size_t ltap_kallsyms_count(const struct ltap_kallsyms *k);
+
+#endif

@@ -1,0 +1,47 @@
+/* stackcount.h: samples counted per distinct stack, (command, frames) ->
+ * count, with frames as symbols.c's ltap_frame: the same code run by two
+ * processes is one frame, so a profile of many short-lived processes keeps
+ * few entries, and each distinct stack is named once, when it is shown,
+ * instead of once per sample.
+ *
+ * Memory comes from an allocator with lua_Alloc's contract, so a script's
+ * stack counts are held to its memory limit. */
+#ifndef LTAP_STACKCOUNT_H
+#define LTAP_STACKCOUNT_H
+
+#include "symbols.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* realloc(ptr, nsize) that knows the old size (osize, 0 for ptr NULL);
+ * nsize 0 frees. NULL when refused. */
+typedef void *(*ltap_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+
+struct ltap_stackcount;
+
+struct ltap_stackcount_entry {
+	const char *comm; /* not 0-terminated: commlen bytes */
+	size_t commlen;
+	int n;            /* frames, leaf first */
+	const struct ltap_frame *frames;
+	uint64_t leaf_raw; /* the leaf's address in the first sample counted */
+	uint64_t count;
+};
+
+/* NULL when the allocator refuses. */
+struct ltap_stackcount *ltap_stackcount_new(ltap_alloc_fn alloc, void *ud);
+void ltap_stackcount_free(struct ltap_stackcount *sc);
+
+/* Adds count samples of frames[0..n) (leaf first; leaf_raw: frames[0]'s
+ * address) run by comm. 0, or -ENOMEM (nothing counted). */
+int ltap_stackcount_add(struct ltap_stackcount *sc, const char *comm, size_t commlen, const struct ltap_frame *frames,
+			int n, uint64_t leaf_raw, uint64_t count);
+
+/* The entries in the order they were first counted: *it starts at 0. NULL
+ * after the last. */
+const struct ltap_stackcount_entry *ltap_stackcount_next(const struct ltap_stackcount *sc, size_t *it);
+size_t ltap_stackcount_size(const struct ltap_stackcount *sc);  /* distinct stacks */
+uint64_t ltap_stackcount_total(const struct ltap_stackcount *sc); /* samples */
+
+#endif

@@ -1,6 +1,7 @@
 /* main.c: the command line: run a script, a one-liner or a bundled script;
  * list events and scripts; say what this machine supports. */
 #include "catalog.h"
+#include "command.h"
 #include "ctx.h"
 #include "elfsym.h"
 #include "embedded.h"
@@ -8,6 +9,7 @@
 #include "log.h"
 #include "parse.h"
 #include "readfile.h"
+#include "targetopt.h"
 #include "tracefs_dir.h"
 
 #include <errno.h>
@@ -29,12 +31,14 @@ static const char usage_text[] =
 	"       ltap replay FILE SCRIPT [ARGS...]          run a script over a saved trace\n"
 	"       ltap scripts                               list the bundled scripts\n"
 	"       ltap --check                               what this machine supports\n"
+	"       ltap NAME -h                               a bundled script's options\n"
 	"\n"
 	"options:\n"
 	"  -e CODE        run CODE instead of a script file\n"
 	"  -p PID         trace only process PID (its threads, and children it starts)\n"
 	"  -c COMMAND     start COMMAND, trace it and its children, end when it exits\n"
 	"  -d DURATION    end the run after DURATION (\"10s\", \"500ms\")\n"
+	"  -a             the whole system (the default without -p or -c)\n"
 	"  -b SIZE        ring buffer size per CPU (default 8M)\n"
 	"  --unordered    dispatch events per CPU as read, not in time order (faster)\n"
 	"  --format json  every report (timer run, begin/finish hook) as one JSON line\n"
@@ -48,6 +52,8 @@ static const char usage_text[] =
 	"  --serve [ADDR:]PORT  serve the script's metrics at http://ADDR:PORT/metrics\n"
 	"                 for Prometheus (ADDR 127.0.0.1 when only a port is given)\n"
 	"  --export-all   export every stats() aggregate the script makes (with --serve)\n"
+	"  --check-script load the script (its options, its declarations) and exit\n"
+	"                 without attaching anything: 0 when it loads\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
 	"\n"
@@ -267,41 +273,41 @@ int main(int argc, char **argv)
 		{"max-drain", required_argument, NULL, 'D'},
 		{"serve", required_argument, NULL, 'S'},
 		{"export-all", no_argument, NULL, 'X'},
+		{"check-script", no_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192, .max_drain = LTAP_MAX_DRAIN};
 	const char *code = NULL, *name = NULL;
 	char *src = NULL;
 	size_t len = 0;
-	int c, rc, owned = 0;
+	int c, rc, owned = 0, load_only = 0;
 	struct ltap_ctx *ctx;
-	char chunk[4200];
+	char chunk[4200], why[4200];
 	uint64_t v;
 
 	if (argc > 1 && strcmp(argv[1], "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "scripts") == 0)
 		return cmd_scripts();
-	while ((c = getopt_long(argc, argv, "+e:p:c:d:b:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:p:c:d:ab:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': code = optarg; break;
-		case 'p': {
-			char *end;
-			long pid;
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			/* a pid_t is 32 bits: 4294967297 must not wrap to 1 */
-			if (*end || end == optarg || errno || pid <= 0 || pid > INT32_MAX) {
-				ltap_err("-p: bad pid '%s' (1 to %d)", optarg, INT32_MAX);
+		case 'c': {
+			/* a bad command is a bad option (exit 2), found before anything starts */
+			struct ltap_cmd cmd;
+			if (ltap_targetopt_command(optarg, &cmd, why, sizeof why)) {
+				ltap_err("%s", why);
 				return 2;
 			}
-			opt.pid = (pid_t)pid;
-			break;
+			ltap_cmd_free(&cmd);
 		}
-		case 'c': opt.command = optarg; break;
+			/* fall through */
+		case 'p':
 		case 'd':
-			if (ltap_parse_duration(optarg, &opt.duration) || !opt.duration) {
-				ltap_err("-d: bad duration '%s' (try 10s, 500ms)", optarg);
+		case 'a':
+		case 'R':
+			if (ltap_targetopt_set(&opt, c, optarg, why, sizeof why)) {
+				ltap_err("%s", why);
 				return 2;
 			}
 			break;
@@ -318,7 +324,7 @@ int main(int argc, char **argv)
 			break;
 		case 'U': opt.ordered = 0; break;
 		case 'I': opt.input = optarg; break;
-		case 'R': opt.record = optarg; break;
+		case 'L': load_only = 1; break;
 		case 'M':
 			if (ltap_parse_size(optarg, &opt.max_memory) || opt.max_memory < (16u << 20)) {
 				ltap_err("--max-memory: bad size '%s' (at least 16M; try 2G)", optarg);
@@ -351,16 +357,12 @@ int main(int argc, char **argv)
 		opt.input = argv[2];
 		optind = 3;
 	}
-	if (opt.input && opt.record) {
-		ltap_err("--input and --record cannot be used together");
+	if (ltap_targetopt_check(&opt, why, sizeof why)) {
+		ltap_err("%s", why);
 		return 2;
 	}
 	if (opt.serve && opt.input) {
 		ltap_err("--serve serves a live run, not a replay (--input)");
-		return 2;
-	}
-	if (opt.pid && opt.command) {
-		ltap_err("-p and -c cannot be used together");
 		return 2;
 	}
 	if (!code) {
@@ -401,7 +403,9 @@ int main(int argc, char **argv)
 	if (owned)
 		free(src);
 	if (rc == 0)
-		rc = ltap_ctx_run(ctx);
+		rc = load_only ? 0 : ltap_ctx_run(ctx);
+	else if (ctx->usage)
+		rc = 2; /* the script's command line, as a bad option of ltap's own */
 	else
 		rc = ctx->exit_called ? ctx->exit_code : 1; /* os.exit() while loading */
 	ltap_ctx_free(ctx);

@@ -25,6 +25,8 @@ static struct ltap_ctx *signal_ctx;
 static int call_msghandler(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+	if (msg == NULL && luaL_testudata(L, 1, "ltap.usage"))
+		return 1; /* a usage error: its one line, no traceback (options.c) */
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
 			return 1;
@@ -166,11 +168,14 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 			lua_pop(L, 1);
 		return call_end(ctx);
 	}
-	if (ltap_metrics_forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
+	if (ltap_usage_report(L, -1)) {
+		ctx->usage = 1;
+	} else if (ltap_metrics_forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
 		lua_pop(L, 1);
 		return -1;
+	} else {
+		ltap_err("%s", lua_tostring(L, -1));
 	}
-	ltap_err("%s", lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (ctx->interrupted) {
 		/* the user stopped a runaway handler: end hooks still run */
@@ -227,6 +232,11 @@ int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
 		lua_pushinteger(L, ctx->interrupts);
 		lua_pushnumber(L, ctx->last_interrupt ? (double)(now - ctx->last_interrupt) / 1e9 : 1e9);
 		ctx->last_interrupt = now;
+		/* live, the signal came at `now`, which may be past the last event
+		 * dispatched: a timer FN sets (after(2, ...)) counts from the signal,
+		 * so it cannot come due before the time FN is told about */
+		if (!ctx->opt.input && ctx->trace_now < now)
+			ctx->trace_now = now;
 		ltap_event_clear(ctx);
 		if (ltap_call(ctx, 2, 1) != 0)
 			return 1;

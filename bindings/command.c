@@ -1,7 +1,7 @@
-/* command.c: a command given from Lua (ltap.measure, ltap.set_command,
- * ltap.options{command=}): a string, split into words as sh splits them
- * (/bin/sh -c only for real shell syntax), or an argument vector
- * {"prog", "arg", ...} executed as it is. */
+/* command.c: a command given from Lua (ltap.measure, ltap.options{command=}):
+ * a string, split into words as sh splits them (/bin/sh -c only for real
+ * shell syntax), or an argument vector {"prog", "arg", ...} executed as it
+ * is. */
 #include "ctx.h"
 
 #include <errno.h>

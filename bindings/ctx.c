@@ -11,6 +11,7 @@
 #include "src_sampler.h"
 #include "src_tracepoint.h"
 #include "symbols.h"
+#include "targetopt.h"
 #include "uprobe.h"
 
 #include <errno.h>
@@ -74,9 +75,9 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	ctx->child.gate_fd = ctx->child.err_fd = -1;
 	ltap_gate_init(&ctx->gate);
 	if (opt->command) {
-		const char *why;
-		if (ltap_cmd_parse(opt->command, &ctx->command, &why)) {
-			ltap_err("-c: bad command '%s': %s", opt->command, why);
+		char why[4200];
+		if (ltap_targetopt_command(opt->command, &ctx->command, why, sizeof why)) {
+			ltap_err("%s", why);
 			free(ctx);
 			return NULL;
 		}
@@ -170,6 +171,24 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	free(ctx);
 }
 
+/* ltap.script_header: the script's leading comment lines, as written (the
+ * header ltap scripts lists: name, summary, usage, example), for its -h
+ * (ltap.getopt); nil when it starts with code. */
+static void ctx_header(lua_State *L, const char *code, size_t len)
+{
+	const char *end = code, *stop = code + len, *nl;
+
+	while (stop - end >= 2 && end[0] == '-' && end[1] == '-')
+		end = (nl = memchr(end, '\n', (size_t)(stop - end))) ? nl + 1 : stop;
+	lua_getglobal(L, "ltap");
+	if (end > code)
+		lua_pushlstring(L, code, (size_t)(end - code));
+	else
+		lua_pushnil(L);
+	lua_setfield(L, -2, "script_header");
+	lua_pop(L, 1); /* ltap */
+}
+
 int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char *chunkname,
 		  int argc, char **argv, const char *arg0)
 {
@@ -184,6 +203,10 @@ int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setglobal(L, "arg");
+	/* the name usage errors are reported under (ltap_usage_report) */
+	lua_pushstring(L, arg0);
+	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.script");
+	ctx_header(L, code, len);
 	if (luaL_loadbuffer(L, code, len, chunkname) != LUA_OK) {
 		ltap_err("%s", lua_tostring(L, -1));
 		lua_pop(L, 1);
@@ -456,7 +479,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	if (ctx->sigints >= 2)
 		code = 128 + ctx->end_signal;
 	else if (ctx->failed || ctx->was_interrupted)
-		code = 1;
+		code = ctx->usage ? 2 : 1;
 	else if (ctx->exit_called && ctx->exit_code >= 0)
 		code = ctx->exit_code;
 	else if (status >= 0)

@@ -63,6 +63,7 @@ struct ltap_event_ud {
 struct ltap_options {
 	const char *command;     /* -c */
 	pid_t pid;               /* -p, 0 for system-wide */
+	int all;                 /* -a: system-wide said explicitly (not with -p or -c) */
 	uint64_t duration;       /* -d in ns, 0 for none */
 	size_t buffer_kb;        /* per-CPU ring size */
 	int ordered;
@@ -110,7 +111,7 @@ struct ltap_ctx {
 	struct ltap_symbols *syms;    /* made on the first symbol lookup */
 	struct ltap_metrics *metrics; /* metrics.*() declarations and the --serve endpoint */
 	int nprofiles;
-	struct ltap_cmd command;      /* -c, ltap.options{command=}, ltap.set_command */
+	struct ltap_cmd command;      /* -c, ltap.options{command=} */
 	struct ltap_child child;
 	int have_child;
 	struct ltap_gate gate;        /* the commands' events from their exec (gate.h) */
@@ -130,6 +131,7 @@ struct ltap_ctx {
 	int running;        /* in the run phase: timers are relative to trace_now */
 	int in_loop;        /* the loop is dispatching: no nested dispatch */
 	int failed;         /* a script error ended the run */
+	int usage;          /* it was a usage error (ltap.usage_error): ltap exits 2 */
 	int exit_called, exit_code; /* exit_code -1: exit() without a code */
 	int ending;         /* LTAP_END_*: os.exit() or the memory limit; no Lua runs again */
 
@@ -307,6 +309,10 @@ struct ltap_optspec {
 	const char *types; /* "string", "boolean", "integer", "string|table", "any" */
 };
 void ltap_check_options(lua_State *L, int idx, const char *what, const struct ltap_optspec *spec);
+/* raises a usage error: one line under the script's name, no traceback, exit 2 */
+int ltap_usage_error(lua_State *L, const char *fmt, ...);
+/* the value at idx is a usage error: logs it, returns 1; else 0 */
+int ltap_usage_report(lua_State *L, int idx);
 void ltap_open_options(lua_State *L);
 /* command.c: c from the string or argument vector at idx; raises "fname: ..." */
 void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);

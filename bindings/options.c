@@ -7,12 +7,24 @@
  *
  * Types are Lua type names joined by '|' ("string|table"), plus "integer"
  * (a number with an integer value) and "any". Lua code checks with
- * ltap.check_options(T, {NAME = TYPES, ...}, WHAT, [LEVEL]). */
+ * ltap.check_options(T, {NAME = TYPES, ...}, WHAT, [LEVEL]).
+ *
+ * A script's command line has its own error channel: a usage error (an
+ * unknown option, a missing or bad value) is raised as an object of type
+ * ltap.usage, which ltap_call prints as one line under the script's name,
+ * without a traceback, and ltap exits 2, as for a bad option of its own.
+ * A script's pcall can still catch it (tostring gives the message). */
 #include "ctx.h"
 
+#include "log.h"
+#include "parse.h"
+
 #include <lauxlib.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define USAGE_TYPE "ltap.usage"
 
 #define OPTIONS_MAX 64
 
@@ -119,10 +131,74 @@ static int options_lua(lua_State *L)
 	return 0;
 }
 
+int ltap_usage_error(lua_State *L, const char *fmt, ...)
+{
+	va_list ap;
+
+	lua_newuserdatauv(L, 0, 1);
+	va_start(ap, fmt);
+	lua_pushvfstring(L, fmt, ap);
+	va_end(ap);
+	lua_setiuservalue(L, -2, 1); /* the message */
+	luaL_setmetatable(L, USAGE_TYPE);
+	return lua_error(L);
+}
+
+int ltap_usage_report(lua_State *L, int idx)
+{
+	if (!luaL_testudata(L, idx, USAGE_TYPE))
+		return 0;
+	lua_getiuservalue(L, idx, 1);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.script");
+	ltap_err("%s: %s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "script", lua_tostring(L, -2));
+	lua_pop(L, 2); /* the name, the message */
+	return 1;
+}
+
+static int usage_tostring(lua_State *L)
+{
+	luaL_checkudata(L, 1, USAGE_TYPE);
+	lua_getiuservalue(L, 1, 1);
+	return 1;
+}
+
+/* ltap.usage_error(MSG): raises MSG as a usage error (see above). */
+static int options_usage_error(lua_State *L)
+{
+	return ltap_usage_error(L, "%s", luaL_checkstring(L, 1));
+}
+
+/* ltap.parse_size(V) -> bytes: V a number of bytes, or a string with a unit
+ * (K M G T, powers of 1024), as -b takes it; nil, msg if it is not one. */
+static int options_parse_size(lua_State *L)
+{
+	int t = lua_type(L, 1);
+	const char *s = luaL_tolstring(L, 1, NULL);
+	uint64_t bytes;
+
+	if ((t != LUA_TSTRING && t != LUA_TNUMBER) || ltap_parse_size(s, &bytes) || bytes > (uint64_t)LUA_MAXINTEGER) {
+		luaL_pushfail(L);
+		lua_pushfstring(L, "bad size '%s' (try 8M)", s);
+		return 2;
+	}
+	lua_pushinteger(L, (lua_Integer)bytes);
+	return 1;
+}
+
+static const luaL_Reg options_funcs[] = {
+	{"check_options", options_lua},
+	{"usage_error", options_usage_error},
+	{"parse_size", options_parse_size},
+	{NULL, NULL},
+};
+
 void ltap_open_options(lua_State *L)
 {
+	luaL_newmetatable(L, USAGE_TYPE);
+	lua_pushcfunction(L, usage_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pop(L, 1); /* the metatable */
 	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, options_lua);
-	lua_setfield(L, -2, "check_options");
+	luaL_setfuncs(L, options_funcs, 0);
 	lua_pop(L, 1);
 }

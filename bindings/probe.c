@@ -285,26 +285,6 @@ static int probe_on_interrupt(lua_State *L)
 	return 0;
 }
 
-/* ltap.set_command(CMD): what -c CMD does, for scripts that take the command
- * as their own argument (ltap timeline -c CMD ...): a string, or an argument
- * vector {"prog", "arg", ...} run as it is. Load time only. */
-static int probe_set_command(lua_State *L)
-{
-	struct ltap_ctx *ctx = ltap_ctx_get(L);
-	struct ltap_cmd cmd;
-
-	if (ctx->running)
-		return luaL_error(L, "set_command: only while the script loads");
-	if (ctx->opt.pid)
-		return luaL_error(L, "set_command: -p and a command cannot be used together");
-	if (ctx->opt.command)
-		return luaL_error(L, "set_command: -c '%s' was given already", ctx->opt.command);
-	ltap_check_command(L, 1, &cmd, "set_command");
-	ltap_cmd_free(&ctx->command);
-	ctx->command = cmd;
-	return 0;
-}
-
 static const luaL_Reg probe_funcs[] = {
 	{"probe", probe_probe},
 	{"begin", probe_begin},
@@ -327,8 +307,6 @@ void ltap_open_probe(lua_State *L)
 	lua_getglobal(L, "ltap");
 	lua_pushcfunction(L, probe_lost);
 	lua_setfield(L, -2, "lost");
-	lua_pushcfunction(L, probe_set_command);
-	lua_setfield(L, -2, "set_command");
 	lua_pushcfunction(L, probe_mark);
 	lua_setfield(L, -2, "mark");
 	lua_pushcfunction(L, probe_on_interrupt);

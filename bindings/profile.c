@@ -1,5 +1,5 @@
 /* profile.c: profile() (cpu-clock samples with call chains), ltap.options()
- * (targets set by a script's own command line), and the opening of the perf
+ * (the target options of a script's own command line), and the opening of the perf
  * rings for a run: probes that asked for stacks and profiles. */
 #include "ctx.h"
 
@@ -7,6 +7,7 @@
 #include "parse.h"
 #include "src_sampler.h"
 #include "target.h"
+#include "targetopt.h"
 
 #include <errno.h>
 #include <event-parse.h>
@@ -66,47 +67,61 @@ static int profile_profile(lua_State *L)
 	return 0;
 }
 
-/* ltap.options{pid=, command=, duration=, record=}: what -p, -c, -d and --record would set, for
- * scripts with a command line of their own; only while the script loads. The
- * command is a string (as -c) or an argument vector run as it is. */
+/* ltap.options{pid=, command=, duration=, all=, record=}: the target options
+ * (-p, -c, -d, -a, --record) from a script's own command line; bundled
+ * scripts declare `targets` and ltap.getopt hands them here. Each value is
+ * checked as ltap's command line checks it (targetopt.c), and a bad one, or
+ * one given there too, is a usage error with the same message ("-p: bad pid
+ * '0' (1 to 2147483647)"): one line, exit 2. The command is a string (as -c)
+ * or an argument vector run as it is. Only while the script loads. */
 static int profile_options(lua_State *L)
 {
+	static const struct ltap_optspec opts[] = {{"pid", "integer|string"}, {"command", "string|table"},
+		{"duration", "string|number"}, {"all", "boolean"}, {"record", "string"}, {NULL, NULL}};
+	static const char *const keys[] = {"pid", "duration", "all", "record", NULL};
+	static const char letters[] = "pdaR";
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
-
-	static const struct ltap_optspec opts[] = {{"pid", "integer"}, {"command", "string|table"},
-		{"duration", "string|number"}, {"record", "string"}, {NULL, NULL}};
+	char why[4200];
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	ltap_check_options(L, 1, "ltap.options", opts);
 	if (ctx->running)
 		return luaL_error(L, "ltap.options: only while the script loads");
-	if (lua_getfield(L, 1, "pid") != LUA_TNIL) {
-		lua_Integer pid = luaL_checkinteger(L, -1);
-		if (pid <= 0 || pid > INT32_MAX)
-			return luaL_error(L, "ltap.options: bad pid %I (1 to %d)", pid, INT32_MAX);
-		ctx->opt.pid = (pid_t)pid;
+	for (int i = 0; keys[i]; i++) {
+		const char *value;
+		int t = lua_getfield(L, 1, keys[i]), integral;
+		lua_Integer n = lua_tointegerx(L, -1, &integral);
+
+		if (t == LUA_TNIL || (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
+			lua_pop(L, 1);
+			continue;
+		}
+		if (t == LUA_TNUMBER && integral)
+			value = lua_pushfstring(L, "%I", n); /* pid 5.0 is 5 */
+		else
+			value = luaL_tolstring(L, -1, NULL);
+		if (ltap_targetopt_set(&ctx->opt, letters[i], value, why, sizeof why))
+			return ltap_usage_error(L, "%s", why);
+		if (letters[i] == 'R')
+			lua_setfield(L, LUA_REGISTRYINDEX, "ltap.record"); /* keeps the file name alive */
+		else
+			lua_pop(L, 1); /* the text */
+		lua_pop(L, 1); /* the value */
 	}
 	if (lua_getfield(L, 1, "command") != LUA_TNIL) {
 		struct ltap_cmd cmd;
-		ltap_check_command(L, -1, &cmd, "ltap.options");
-		ltap_cmd_free(&ctx->command);
-		ctx->command = cmd;
+		if (lua_type(L, -1) == LUA_TTABLE)
+			ltap_check_command(L, -1, &cmd, "ltap.options");
+		else if (ltap_targetopt_command(lua_tostring(L, -1), &cmd, why, sizeof why))
+			return ltap_usage_error(L, "%s", why);
+		if (ltap_targetopt_set(&ctx->opt, 'c', cmd.text, why, sizeof why)) {
+			ltap_cmd_free(&cmd);
+			return ltap_usage_error(L, "%s", why);
+		}
+		ctx->command = cmd; /* ctx->opt.command is its text */
 	}
-	if (lua_getfield(L, 1, "duration") != LUA_TNIL) {
-		const char *s = luaL_tolstring(L, -1, NULL);
-		if (ltap_parse_duration(s, &ctx->opt.duration) || !ctx->opt.duration)
-			return luaL_error(L, "ltap.options: bad duration '%s' (try 10s, 500ms)", s);
-	}
-	if (lua_getfield(L, 1, "record") != LUA_TNIL) {
-		if (ctx->opt.input)
-			return luaL_error(L, "ltap.options: record needs a live run, not --input");
-		luaL_checkstring(L, -1);
-		lua_pushvalue(L, -1);
-		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.record"); /* keeps the string alive */
-		ctx->opt.record = lua_tostring(L, -1);
-	}
-	if (ctx->opt.pid && ctx->command.argv)
-		return luaL_error(L, "ltap.options: pid and command cannot be used together");
+	if (ltap_targetopt_check(&ctx->opt, why, sizeof why))
+		return ltap_usage_error(L, "%s", why);
 	return 0;
 }
 

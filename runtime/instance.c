@@ -58,6 +58,13 @@ int ltap_instance_remove(const char *name)
 }
 
 /* Walks instances/ itself: tracefs_instances() of libtracefs 1.6 leaks its regex. */
+static int instance_exists(const char *dir, const char *name)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/instances/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
 int ltap_instance_reap_stale(void)
 {
 	char path[4200];
@@ -86,7 +93,8 @@ int ltap_instance_reap_stale(void)
 		if (e == 0) {
 			ltap_info("instance: removed stale instance %s (its ltap is gone)", de->d_name);
 			removed++;
-		} else if (e != -ENOENT) {
+		} else if (e != -ENOENT && instance_exists(dir, de->d_name)) {
+			/* (one gone meanwhile was removed by its ltap or its guardian) */
 			ltap_warn("instance: cannot remove stale instance %s: %s", de->d_name, strerror(-e));
 		}
 	}

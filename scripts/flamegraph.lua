@@ -15,18 +15,6 @@
 -- writes the folded stacks (stackcollapse's lines), and alone writes no SVG.
 -- Needs no kernel access.
 --
--- Graph options (flamegraph.pl's): --title T, --subtitle T, --width PX,
--- --height PX (a frame's), --minwidth PX|N%, --countname NAME, --nametype
--- LABEL, --colors PALETTE (hot, mem, io, wakeup, chain, java, js, perl, red,
--- green, blue, aqua, yellow, purple, orange), --bgcolors yellow|blue|green|
--- grey|#rrggbb, --hash (colours by a hash of the name's first characters),
--- --reverse (stacks reversed: merged at the leaf), --inverted (icicle),
--- --flamechart (input order, neighbours merged only), --negate (diff hues
--- swapped), --fonttype, --fontsize, --fontwidth. ltap's: --maxheight PX
--- (800; 0 for no limit), --diff-by self|inclusive, --no-normalize.
--- perf script options (stackcollapse-perf.pl's): --pid, --tid, --addrs,
--- --kernel, --jit, --all, --srcline, --event-filter EVENT.
---
 -- --diff: frames sized by AFTER, coloured by the change of their own samples
 -- (BEFORE scaled to AFTER's total, as difffolded.pl -n), red grew, blue
 -- shrank, the largest change saturated; --diff-by inclusive colours by the
@@ -37,37 +25,69 @@ local fg = require("ltap.flamegraph")
 local folded = require("ltap.folded")
 local perfscript = require("ltap.perfscript")
 
-local usage = "usage: flamegraph [--diff] [OPTIONS] [IN [OUT.svg]] (the options: README, Flame graphs)"
-local spec = {diff = "flag", title = "value", subtitle = "value", width = "number", height = "number",
-  minwidth = "value", countname = "value", nametype = "value", colors = "value", bgcolors = "value",
-  hash = "flag", reverse = "flag", inverted = "flag", flamechart = "flag", negate = "flag",
-  fonttype = "value", fontsize = "number", fontwidth = "number", maxheight = "number",
-  ["diff-by"] = "value", ["no-normalize"] = "flag", folded = "value", from = "value",
-  pid = "flag", tid = "flag", addrs = "flag", kernel = "flag", jit = "flag", all = "flag", srcline = "flag",
-  ["event-filter"] = "value", inline = "flag", context = "flag"}
-local o, files = getopt(arg, spec, usage)
-local function usage_error(msg) error("flamegraph: " .. msg .. " (" .. usage .. ")", 0) end
+local o, files = getopt{
+  {"--diff", "flag", "a differential graph of BEFORE and AFTER"},
+  {"--folded", "string", "write the folded stacks to FILE (alone: no SVG)", arg = "FILE"},
+  {"--from", "string", "what IN is (default: perf script when a line only it prints is seen)",
+    choices = {"perf", "folded"}},
+  -- flamegraph.pl's
+  {"--title", "string", "the graph's title", arg = "TEXT"},
+  {"--subtitle", "string", "a second line under the title", arg = "TEXT"},
+  {"--width", "number", "the graph's width in pixels (default 1200)", arg = "PX"},
+  {"--height", "number", "a frame's height in pixels (default 16)", arg = "PX"},
+  {"--minwidth", "string", "leave out frames narrower than PX pixels, or N% of all samples (default 0.1)",
+    arg = "PX|N%"},
+  {"--countname", "string", "what the counts are (default samples)", arg = "NAME"},
+  {"--nametype", "string", "the label of a frame's name (default Function:)", arg = "LABEL"},
+  {"--colors", "string", "the palette: hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, "
+    .. "yellow, purple, orange (default hot)", arg = "PALETTE"},
+  {"--bgcolors", "string", "the background: yellow, blue, green, grey or #rrggbb", arg = "COLOR"},
+  {"--hash", "flag", "colours by a hash of the name's first characters"},
+  {"--reverse", "flag", "stacks reversed: merged at the leaf"},
+  {"--inverted", "flag", "an icicle graph (roots at the top)"},
+  {"--flamechart", "flag", "input order, neighbours merged only (a flame chart)"},
+  {"--negate", "flag", "--diff's hues swapped"},
+  {"--fonttype", "string", "the font (default Verdana)", arg = "FONT"},
+  {"--fontsize", "number", "the font size (default 12)", arg = "N"},
+  {"--fontwidth", "number", "the font's average width per size (default 0.59)", arg = "N"},
+  -- ltap's
+  {"--maxheight", "number", "the graph's height in pixels at most; 0: no limit (default 800)", arg = "PX"},
+  {"--diff-by", "string", "--diff colours by the change of each frame's own samples, or of its share "
+    .. "with callees (default self)", choices = {"self", "inclusive"}},
+  {"--no-normalize", "flag", "--diff: BEFORE not scaled to AFTER's total"},
+  -- stackcollapse-perf.pl's, for perf script input
+  {"--pid", "flag", "perf script: the process id in the process frame"},
+  {"--tid", "flag", "perf script: the thread id in the process frame"},
+  {"--addrs", "flag", "perf script: the address of unknown symbols"},
+  {"--kernel", "flag", "perf script: kernel frames annotated _[k]"},
+  {"--jit", "flag", "perf script: JIT frames annotated _[j]"},
+  {"--all", "flag", "perf script: both --kernel and --jit"},
+  {"--srcline", "flag", "perf script: source lines where perf printed them"},
+  {"--event-filter", "string", "perf script: only the samples of EVENT (default: the first event seen)",
+    arg = "EVENT"},
+  {"--inline", "flag", "not offered: it runs addr2line on the modules the input names"},
+  {"--context", "flag", "not offered (as --inline)"},
+}
 if o.inline or o.context then
-  usage_error("--inline is not offered: it runs addr2line on the modules the input names (ltap runs no program on files you did not name)")
+  ltap.usage_error("--inline is not offered: it runs addr2line on the modules the input names (ltap runs no program on files you did not name)")
 end
-if o.from and o.from ~= "perf" and o.from ~= "folded" then usage_error("--from is perf or folded, not '" .. o.from .. "'") end
 local ins = o.diff and 2 or 1
-if #files > ins + 1 or (o.diff and #files < 2) then usage_error((o.diff and "BEFORE AFTER [OUT.svg]" or "[IN [OUT.svg]]") .. " expected") end
-if o.diff and o.folded then usage_error("--folded writes one profile's stacks, not a --diff") end
+if #files > ins + 1 or (o.diff and #files < 2) then getopt.error((o.diff and "BEFORE AFTER [OUT.svg]" or "[IN [OUT.svg]]") .. " expected") end
+if o.diff and o.folded then getopt.error("--folded writes one profile's stacks, not a --diff") end
 -- the SVG's path; none when only --folded output was asked for
 local out = files[ins + 1]
 if not out and not o.folded then out = "-" end
 local graph = {title = o.title, subtitle = o.subtitle, width = o.width, height = o.height, minwidth = o.minwidth,
   countname = o.countname, nametype = o.nametype, colors = o.colors, bgcolors = o.bgcolors, hash = o.hash,
   reverse = o.reverse, inverted = o.inverted, flamechart = o.flamechart, negate = o.negate, fonttype = o.fonttype,
-  fontsize = o.fontsize, fontwidth = o.fontwidth, maxheight = o.maxheight, diff = o["diff-by"],
-  normalize = not o["no-normalize"]}
+  fontsize = o.fontsize, fontwidth = o.fontwidth, maxheight = o.maxheight, diff = o.diff_by,
+  normalize = not o.no_normalize}
 if o.diff and not o.title then graph.title = "Differential Flame Graph" end
 local perf_opts = {pid = o.pid, tid = o.tid, addrs = o.addrs, kernel = o.kernel, jit = o.jit, all = o.all,
-  srcline = o.srcline, event_filter = o["event-filter"]}
+  srcline = o.srcline, event_filter = o.event_filter}
 -- a bad option value fails now, before any input is read
 local ok, err = pcall(fg.svg, {}, graph)
-if not ok then error((tostring(err):gsub("^.-flamegraph: ", "flamegraph: ")), 0) end
+if not ok then ltap.usage_error((tostring(err):gsub("^.-flamegraph: ", ""))) end
 
 local function warn(fmt, ...) io.stderr:write("flamegraph: ", string.format(fmt, ...), "\n") end
 

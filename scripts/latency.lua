@@ -1,7 +1,7 @@
 -- name: latency
 -- summary: time between two events matched by a key, as a log2 histogram with percentiles
--- usage: ltap [-p PID] latency [-c CMD] [-k FIELD] [--by comm] [-i INTERVAL] START END
---        [--start-filter F] [--end-filter F]
+-- usage: ltap latency [-p PID | -c CMD | -a] [-d DURATION] [-k FIELD] [--by comm] [-i INTERVAL]
+--        [--start-filter F] [--end-filter F] START END
 -- example:
 --   ltap latency syscalls:sys_enter_read syscalls:sys_exit_read
 --   @: count 5230, avg 2104.50, min 310, max 980113      (ns)
@@ -17,19 +17,23 @@
 
 local getopt = require("ltap.getopt")
 local derive = require("ltap.derive")
-local usage = "usage: latency [-c CMD] [-k FIELD] [--by comm] [-i INTERVAL] START END [--start-filter F] [--end-filter F]"
-local o, rest = getopt(arg, {c = "value", k = "value", by = "value", i = "value", ["start-filter"] = "value",
-  ["end-filter"] = "value"}, usage)
-if #rest ~= 2 then error("latency: START and END events are needed (" .. usage .. ")", 0) end
-if o.c then ltap.set_command(o.c) end
-if o.by and o.by ~= "comm" then error("latency: --by takes comm", 0) end
+local o, rest = getopt{
+  {"-k, --key", "string", "match START and END by FIELD, present in both (default: the thread)", arg = "FIELD"},
+  {"--by", "string", "one histogram per process name", choices = {"comm"}},
+  {"-i, --interval", "duration", "print and reset the histogram every INTERVAL (default: only at the end)",
+    arg = "INTERVAL", min = 1},
+  {"--start-filter", "string", "only START events matching the ftrace filter F", arg = "F"},
+  {"--end-filter", "string", "only END events matching the ftrace filter F", arg = "F"},
+  targets = true,
+}
+if #rest ~= 2 then getopt.error("START and END events are needed") end
 
 local RESERVOIR = 1000000
 local hist = stats{hist = "log2"}
 local samples, seen = {}, 0
 
-derive.pairs{start = rest[1], stop = rest[2], key = o.k or "tid",
-  start_filter = o["start-filter"], stop_filter = o["end-filter"],
+derive.pairs{start = rest[1], stop = rest[2], key = o.key or "tid",
+  start_filter = o.start_filter, stop_filter = o.end_filter,
   fn = function(ns, _, e)
     if o.by then hist:add(e.comm, ns) else hist:add(ns) end
     seen = seen + 1
@@ -62,5 +66,5 @@ local function show()
   samples, seen = {}, 0
 end
 
-if o.i then every(tonumber(o.i) or o.i, show) end
+if o.interval then every(o.interval / 1e9, show) end
 finish(show)

@@ -1,6 +1,7 @@
 -- name: pagealloc-exporter
 -- summary: pages allocated per process name, continuously, as Prometheus counters (--serve)
--- usage: ltap --serve [ADDR:]PORT pagealloc-exporter [MAX_KEYS]    (MAX_KEYS: process names kept, default 10000)
+-- usage: ltap --serve [ADDR:]PORT pagealloc-exporter [-p PID | -c CMD | -a] [-d DURATION] [MAX_KEYS]
+--        (MAX_KEYS: process names kept, default 10000)
 -- example:
 --   # TYPE pagealloc_pages_total counter
 --   pagealloc_pages_total{comm="Xorg"} 9630
@@ -22,8 +23,10 @@
 -- PromQL: the ten processes allocating the most pages, fleet-wide, per second:
 --   topk(10, sum by (comm) (rate(pagealloc_pages_total[5m])))
 
-local max_keys = tonumber(arg[1] or 10000)
-if not max_keys or max_keys < 1 then error("pagealloc-exporter: MAX_KEYS must be a positive number", 0) end
+local getopt = require("ltap.getopt")
+local _, rest = getopt{targets = true}
+if #rest > 1 then getopt.error("unexpected argument '" .. rest[2] .. "'") end
+local max_keys = getopt.value("integer", rest[1] or 10000, "MAX_KEYS", {min = 1})
 if not ltap.serving then
   io.stderr:write("pagealloc-exporter: nothing is printed; serve the metrics with ltap --serve PORT pagealloc-exporter\n")
 end

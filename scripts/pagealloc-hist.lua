@@ -1,6 +1,6 @@
 -- name: pagealloc-hist
 -- summary: log2 histogram of page allocation sizes (2^order pages) per process
--- usage: ltap [-p PID | -c CMD] pagealloc-hist [-i INTERVAL] [-n TOP]
+-- usage: ltap pagealloc-hist [-p PID | -c CMD | -a] [-d DURATION] [-i INTERVAL] [-n TOP]
 -- example:
 --   @[firefox]: count 2143, avg 4403.20, min 4096, max 65536
 --   [4K, 8K)          2101 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
@@ -12,12 +12,15 @@
 -- by number of allocations are shown, at the end of the run or every
 -- INTERVAL (then reset).
 
-local usage = "usage: pagealloc-hist [-i INTERVAL] [-n TOP]"
-local o, rest = require("ltap.getopt")(arg, {i = "value", n = "number"}, usage)
-if #rest > 0 then error("pagealloc-hist: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
-local interval, top = o.i, o.n or 10
-if math.type(top) ~= "integer" or top < 1 then error("pagealloc-hist: -n needs a positive number", 0) end
-if interval and tonumber(interval) then interval = tonumber(interval) end
+local getopt = require("ltap.getopt")
+local o, rest = getopt{
+  {"-i, --interval", "duration", "print and reset the histograms every INTERVAL (default: only at the end)",
+    arg = "INTERVAL"},
+  {"-n, --top", "integer", "the TOP processes with the most allocations", default = 10, min = 1, arg = "TOP"},
+  targets = true,
+}
+if #rest > 0 then getopt.error("unexpected argument '" .. rest[1] .. "'") end
+local top = o.top
 
 local page_size = 4096
 local sizes = stats{hist = "log2"}
@@ -32,5 +35,5 @@ local function show()
   sizes:clear()
 end
 
-if interval then every(interval, show) end
+if o.interval and o.interval > 0 then every(o.interval / 1e9, show) end
 finish(show)

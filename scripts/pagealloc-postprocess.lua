@@ -1,6 +1,7 @@
 -- name: pagealloc-postprocess
 -- summary: the kernel's trace-pagealloc-postprocess.pl, live or over a saved trace
--- usage: ltap pagealloc-postprocess [--ignore-pid] [--read-procstat] [--prepend-parent] [--unknown 'kmem:*']
+-- usage: ltap pagealloc-postprocess [-p PID | -c CMD | -a] [-d DURATION] [--ignore-pid] [--read-procstat]
+--        [--prepend-parent] [--unknown 'kmem:*']
 --        ltap --input FILE|- pagealloc-postprocess [...]     (trace_pipe text or a trace.dat)
 -- example:
 --   Process            Pages      Pages      Pages    Pages       PCPU     PCPU     PCPU   Fragment Fragment  MigType Fragment Fragment  Unknown
@@ -27,11 +28,15 @@
 --    original counts whatever the user enabled in trace_pipe).
 
 local getopt = require("ltap.getopt")
-local usage = "usage: pagealloc-postprocess [--ignore-pid] [--read-procstat] [--prepend-parent] [--unknown EVENTS]"
-local o, rest = getopt(arg, {["ignore-pid"] = "flag", ["read-procstat"] = "flag", ["prepend-parent"] = "flag",
-  unknown = "value"}, usage)
-if #rest > 0 then error("pagealloc-postprocess: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
-local tree = (o["prepend-parent"] or o["read-procstat"]) and require("ltap.proctree") or nil
+local o, rest = getopt{
+  {"--ignore-pid", "flag", "one row per process name, not per comm-pid"},
+  {"--read-procstat", "flag", "names of tasks the events do not name, from the process tree"},
+  {"--prepend-parent", "flag", "the parent before each row's name"},
+  {"--unknown", "string", "live: count the events GLOB names in the Unknown column", arg = "GLOB"},
+  targets = true,
+}
+if #rest > 0 then getopt.error("unexpected argument '" .. rest[1] .. "'") end
+local tree = (o.prepend_parent or o.read_procstat) and require("ltap.proctree") or nil
 
 local COLUMNS = {"MM_PAGE_ALLOC", "MM_PAGE_ALLOC_ZONE_LOCKED", "MM_PAGE_FREE", "MM_PAGE_FREE_BATCHED",
   "MM_PAGE_PCPU_DRAIN", "HIGH_PCPU_DRAINS", "HIGH_PCPU_REFILLS", "MM_PAGE_ALLOC_EXTFRAG", "HIGH_EXT_FRAG",
@@ -40,16 +45,16 @@ local COLUMNS = {"MM_PAGE_ALLOC", "MM_PAGE_ALLOC_ZONE_LOCKED", "MM_PAGE_FREE", "
 local perprocesspid = {}
 
 -- rows of plain "comm-pid" keys are cached per task (row() below)
-local plain = not (o["read-procstat"] or o["prepend-parent"])
+local plain = not (o.read_procstat or o.prepend_parent)
 
 local function name_of(e)
   local comm, pid = e.comm, e.tid
-  if o["read-procstat"] and (comm == "" or comm == "<...>") then
+  if o.read_procstat and (comm == "" or comm == "<...>") then
     local p = tree.get(pid)
     comm = p and p.comm or "UNKNOWN_PROCESS_NAME"
   end
   local key = comm .. "-" .. pid
-  if o["prepend-parent"] then
+  if o.prepend_parent then
     local p = tree.get(pid)
     local pp = p and p.ppid and tree.get(p.ppid)
     local parent = pid == 0 and "NOPARENT-0" or pp and (pp.comm .. "-" .. pp.pid) or
@@ -153,7 +158,7 @@ end)
 if not ltap.live then all_events("*:*") elseif o.unknown then all_events(o.unknown) end
 
 local function aggregate()
-  if not o["ignore-pid"] then return perprocesspid end
+  if not o.ignore_pid then return perprocesspid end
   local per = {}
   for key, s in pairs(perprocesspid) do
     local process = key:gsub("%-[0-9]*$", "")

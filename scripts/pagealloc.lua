@@ -1,6 +1,7 @@
 -- name: pagealloc
 -- summary: pages allocated per process name, printed and reset every interval
--- usage: ltap pagealloc [--events] [INTERVAL]    (INTERVAL: seconds or "5s", default 5)
+-- usage: ltap pagealloc [-p PID | -c CMD | -a] [-d DURATION] [--events] [INTERVAL]
+--        (INTERVAL: seconds or "5s", default 5)
 -- example:
 --   #Pages Allocated          Process Name
 --   9630                      Xorg
@@ -16,11 +17,13 @@
 -- order > 0. At the end of the run the last, partial interval is printed
 -- too. With --format json each interval is one document.
 
-local usage = "usage: pagealloc [--events] [INTERVAL]"
-local o, rest = require("ltap.getopt")(arg, {events = "flag"}, usage)
-if #rest > 1 then error("pagealloc: unexpected argument '" .. rest[2] .. "' (" .. usage .. ")", 0) end
-local interval = rest[1] or "5s"
-if tonumber(interval) then interval = tonumber(interval) end
+local getopt = require("ltap.getopt")
+local o, rest = getopt{
+  {"--events", "flag", "count allocations (events), as the SystemTap original, not pages"},
+  targets = true,
+}
+if #rest > 1 then getopt.error("unexpected argument '" .. rest[2] .. "'") end
+local interval = getopt.value("duration", rest[1] or "5s", "INTERVAL", {min = 1})
 
 local pages = stats()
 
@@ -38,5 +41,5 @@ local function interval_report()
   pages:clear()
 end
 
-every(interval, interval_report)
+every(interval / 1e9, interval_report)
 finish(interval_report)

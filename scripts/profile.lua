@@ -14,21 +14,23 @@
 -- -c, until -d, the command's end or ^C. Prints the perf-report-style table
 -- (by command, shared object, symbol); --folded writes the stacks in the
 -- folded format; --svg writes a flame graph (ltap.flamegraph).
-local cmdline = require("ltap.cmdline")
+local getopt = require("ltap.getopt")
 local folded = require("ltap.folded")
 local overhead = require("ltap.overhead")
 
-local usage = "ltap profile [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] [--folded FILE] [--svg FILE] [--top N]"
-local opts, pos = cmdline.parse(arg, { F = "value", p = "value", c = "value", a = "flag", d = "value",
-  folded = "value", svg = "value", top = "value" }, usage)
-if #pos > 0 then error("unexpected argument '" .. pos[1] .. "'\nusage: " .. usage, 0) end
-cmdline.targets(opts, usage)
-local hz = tonumber(opts.F or 99)
-local top = tonumber(opts.top or 25)
+local opts, pos = getopt{
+  {"-F, --freq", "integer", "samples per second per CPU", default = 99, min = 1, max = 100000, arg = "HZ"},
+  {"--folded", "string", "write the stacks in the folded format to FILE", arg = "FILE"},
+  {"--svg", "string", "write a flame graph to FILE", arg = "FILE"},
+  {"--top", "integer", "the N first rows of the table", default = 25, min = 1},
+  targets = true,
+}
+if #pos > 0 then getopt.error("unexpected argument '" .. pos[1] .. "'") end
+local hz, top = opts.freq, opts.top
 local flame
 if opts.svg then
   local ok, mod = pcall(require, "ltap.flamegraph")
-  if not ok then error("--svg: the flame graph writer (ltap.flamegraph) is not available in this build", 0) end
+  if not ok then ltap.usage_error("--svg: the flame graph writer (ltap.flamegraph) is not available in this build") end
   flame = mod
 end
 

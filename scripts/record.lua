@@ -16,33 +16,25 @@
 -- (-a), until ^C or -d.
 
 local getopt = require("ltap.getopt")
-local usage = "usage: record -e EVENT [-f FILTER] [-e EVENT [-f FILTER]...] [-p PID | -c CMD | -a] [-d DURATION] [-o FILE]"
--- -e and -f are taken in order (a filter belongs to the event before it)
-local events, others = {}, {}
-local i = 1
-while arg[i] ~= nil do
-  local a, v = arg[i], arg[i + 1]
-  if a == "-e" or a == "-f" then
-    if v == nil then error("record: " .. a .. " needs a value (" .. usage .. ")", 0) end
-    if a == "-e" then
-      events[#events + 1] = {event = v}
-    elseif #events == 0 or events[#events].filter then
-      error("record: -f " .. v .. " follows no -e of its own (" .. usage .. ")", 0)
-    else
+-- -e and -f are taken in order: a filter belongs to the event before it
+local events = {}
+local o, rest = getopt{
+  {"-e, --event", "string", "record EVENT (a glob: 'kmem:*')", arg = "EVENT", many = true,
+    each = function(v) events[#events + 1] = {event = v} end},
+  {"-f, --filter", "string", "only the events of the -e before it that match FILTER (ftrace filter syntax)",
+    arg = "FILTER", many = true,
+    each = function(v)
+      if #events == 0 or events[#events].filter then return nil, "-f " .. v .. " follows no -e of its own" end
       events[#events].filter = v
-    end
-    i = i + 2
-  else
-    others[#others + 1] = a
-    i = i + 1
-  end
-end
-local o, rest = getopt(others, {p = "number", c = "value", a = "flag", d = "value", o = "value"}, usage)
-if #rest > 0 then error("record: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
-if #events == 0 then error("record: no event to record (" .. usage .. ")", 0) end
-if o.a and (o.p or o.c) then error("record: -a records the whole system; -p and -c only a target", 0) end
-local file = o.o or "trace.dat"
-ltap.options{pid = o.p, command = o.c, duration = o.d, record = file}
+      return true
+    end},
+  {"-o, --output", "string", "the trace.dat to write", default = "trace.dat", arg = "FILE"},
+  targets = {"-p", "-c", "-a", "-d"},
+}
+if #rest > 0 then getopt.error("unexpected argument '" .. rest[1] .. "'") end
+if #events == 0 then getopt.error("no event to record") end
+local file = o.output
+ltap.options{record = file}
 
 local n, types = 0, {}
 local function count(e) n = n + 1 types[e.name] = true end

@@ -12,15 +12,17 @@
 -- `perf record -e EVENT -g` + `perf report --no-children --sort comm,dso,symbol`
 -- in one run: EVENT with stacks, counted by the frame where it happened.
 -- EVENT "profile" (or "profile:99hz") samples cpu-clock instead.
-local cmdline = require("ltap.cmdline")
+local getopt = require("ltap.getopt")
 local folded = require("ltap.folded")
 local overhead = require("ltap.overhead")
 
-local usage = "ltap report EVENT [FILTER] [-p PID | -c CMD | -a] [-d DURATION] [--top N] [--folded FILE]"
-local opts, pos = cmdline.parse(arg, { p = "value", c = "value", a = "flag", d = "value",
-  top = "value", folded = "value" }, usage)
-if not pos[1] then error("usage: " .. usage, 0) end
-cmdline.targets(opts, usage)
+local opts, pos = getopt{
+  {"--top", "integer", "the N first rows of the table", default = 50, min = 1},
+  {"--folded", "string", "also write the stacks in the folded format to FILE", arg = "FILE"},
+  targets = true,
+}
+if not pos[1] then getopt.error("an EVENT is needed") end
+if #pos > 2 then getopt.error("unexpected argument '" .. pos[3] .. "'") end
 
 local stacks, acc = {}, overhead.new()
 local function count(e)
@@ -35,7 +37,7 @@ else
 end
 
 finish(function()
-  overhead.print(acc, tonumber(opts.top or 50))
+  overhead.print(acc, opts.top)
   if opts.folded then
     local n, err = folded.write(stacks, opts.folded)
     if not n then error("--folded: " .. err, 0) end

@@ -24,25 +24,38 @@
 -- killed by a signal prints "NAME: SIGNAL" and exits 0, as perf does.
 
 local getopt = require("ltap.getopt")
-local usage = "usage: stat [-a] [-r N] [-e EVENT,...] [-d DURATION] [-I MS] [--per-run] [--json] [-o FILE] [-- COMMAND...]"
-local o, cmd = getopt(arg, {a = "flag", r = "number", e = "list", d = "value", I = "number",
-  ["per-run"] = "flag", json = "flag", o = "value"}, usage)
-local function fail(msg) error("stat: " .. msg .. " (" .. usage .. ")", 0) end
+local o, cmd = getopt{
+  {"-a, --all-cpus", "flag", "count the whole system (for -d DURATION, until ^C, or while COMMAND runs)"},
+  {"-r, --repeat", "integer", "run COMMAND N times: the means, and their relative standard error",
+    default = 1, min = 1},
+  {"-e, --event", "string", "the counters to read, EVENT,EVENT... (default: task-clock, context-switches, "
+    .. "cpu-migrations, page-faults, cycles, instructions)", arg = "EVENT", many = true},
+  {"-I, --interval-print", "integer", "with -a, print the counts of every MS milliseconds", min = 1, arg = "MS"},
+  {"--per-run", "flag", "print the counts of every run"},
+  {"--json", "flag", "the report as one JSON document"},
+  {"-o, --output", "string", "write the report to FILE (default: standard error)", arg = "FILE"},
+  targets = {"-d"},
+  options_first = true,
+}
+local function fail(msg) getopt.error(msg) end
 
 local events = {}
-for _, list in ipairs(o.e or {"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions"}) do
+for _, list in ipairs(o.event or {"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions"}) do
   for name in list:gmatch("[^,]+") do events[#events + 1] = name end
 end
-local runs = o.r or 1
-if math.type(runs) ~= "integer" or runs < 1 then fail("-r needs a positive number") end
-if #cmd == 0 and not o.a then fail("a COMMAND, or -a for the whole system") end
+local runs = o["repeat"]
+if #cmd == 0 and not o.all_cpus then fail("a COMMAND, or -a for the whole system") end
 
 -- the words as perf stat shows them: joined, not quoted
 local cmdline = table.concat(cmd, " ")
 
 -- perf stat's report goes to standard error, or to -o FILE
 local out = io.stderr
-if o.o then out = assert(io.open(o.o, "w")) end
+if o.output then
+  local why
+  out, why = io.open(o.output, "w")
+  if not out then ltap.usage_error("-o: cannot open " .. why) end
+end
 local function say(f, ...) out:write(string.format(f, ...)) end
 
 -- mean and the standard error of the mean, as perf's stat.c computes them
@@ -114,7 +127,7 @@ local function print_json(per_event, elapsed, all_runs)
     "rel_stderr_percent", "supported"}}), "\n")
 end
 
-if #cmd > 0 and not o.a then
+if #cmd > 0 and not o.all_cpus then
   -- per command: ltap.measure runs it, counted from its exec
   begin(function()
     local per_event, elapsed, all, last = {}, {}, {}, nil
@@ -127,14 +140,14 @@ if #cmd > 0 and not o.a then
       end
       all[i] = {elapsed_ns = r.elapsed, status = r.status, counts = r.counts}
       last = r
-      if o["per-run"] and not o.json then
+      if o.per_run and not o.json then
         local parts = {}
         for _, name in ipairs(events) do parts[#parts + 1] = name .. "=" .. tostring(r.counts[name] or "<not supported>") end
         say("run %d: %.6f s  %s\n", i, r.elapsed / 1e9, table.concat(parts, "  "))
       end
     end
     if o.json then
-      print_json(per_event, elapsed, o["per-run"] and all or nil)
+      print_json(per_event, elapsed, o.per_run and all or nil)
     else
       print_report("'" .. cmdline .. "'", per_event, elapsed, runs)
     end
@@ -152,9 +165,8 @@ else
   if runs > 1 then fail("-r needs a COMMAND") end
   local cs = {}
   for i, name in ipairs(events) do cs[i] = counter(name, {system = true}) end
-  if #cmd > 0 then ltap.set_command(cmd) end
-  -- the run's own end: every interval due at that moment still prints
-  if o.d then ltap.options{duration = o.d} end
+  -- the run's own end (-d): every interval due at that moment still prints
+  if #cmd > 0 then ltap.options{command = cmd} end
   local function snapshot(delta)
     local per_event = {}
     for i, name in ipairs(events) do
@@ -163,8 +175,8 @@ else
     end
     return per_event
   end
-  if o.I then
-    every(o.I / 1000, function()
+  if o.interval_print then
+    every(o.interval_print / 1000, function()
       local t = (ltap.now() - ltap.start_time()) / 1e9
       for _, name in ipairs(events) do
         local xs = snapshot(true)[name]

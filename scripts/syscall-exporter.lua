@@ -1,6 +1,6 @@
 -- name: syscall-exporter
 -- summary: syscalls per process and syscall, and their latency histogram, as Prometheus metrics (--serve)
--- usage: ltap --serve [ADDR:]PORT syscall-exporter [--by-comm] [--max-keys N]
+-- usage: ltap --serve [ADDR:]PORT syscall-exporter [-p PID | -c CMD | -a] [-d DURATION] [--by-comm] [--max-keys N]
 -- example:
 --   # TYPE syscalls_total counter
 --   syscalls_total{comm="Xorg",syscall="futex"} 8123
@@ -26,15 +26,15 @@
 -- PromQL: 99th percentile of read(2) latency over the fleet, last 5 minutes:
 --   histogram_quantile(0.99, sum by (le) (rate(syscall_duration_seconds_bucket{syscall="read"}[5m])))
 
-local usage = "usage: syscall-exporter [--by-comm] [--max-keys N]"
-local by_comm, max_keys = false, nil
-local i = 1
-while arg[i] do
-  if arg[i] == "--by-comm" then by_comm = true
-  elseif arg[i] == "--max-keys" and tonumber(arg[i + 1]) then max_keys = tonumber(arg[i + 1]); i = i + 1
-  else error("syscall-exporter: unexpected argument '" .. arg[i] .. "' (" .. usage .. ")", 0) end
-  i = i + 1
-end
+local getopt = require("ltap.getopt")
+local o, rest = getopt{
+  {"--by-comm", "flag", "the latency histogram per process name and syscall (many more series)"},
+  {"--max-keys", "integer", "keys kept per metric (default 10000 for the counter, 1000 for the histogram)",
+    min = 1},
+  targets = true,
+}
+if #rest > 0 then getopt.error("unexpected argument '" .. rest[1] .. "'") end
+local by_comm, max_keys = o.by_comm or false, o.max_keys
 if not ltap.serving then
   io.stderr:write("syscall-exporter: nothing is printed; serve the metrics with ltap --serve PORT syscall-exporter\n")
 end

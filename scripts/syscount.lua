@@ -1,6 +1,6 @@
 -- name: syscount
 -- summary: syscalls per process and per syscall, top N, every interval (-L: latency)
--- usage: ltap [-p PID | -c CMD] syscount [-i INTERVAL] [-n TOP] [-L]
+-- usage: ltap syscount [-p PID | -c CMD | -a] [-d DURATION] [-i INTERVAL] [-n TOP] [-L]
 -- example:
 --   PROCESS            CALLS
 --   Xorg               12004
@@ -13,12 +13,16 @@
 -- Every INTERVAL (default 5s; 0 = only at the end) both tables are printed
 -- and reset; the end of the run prints the last, partial interval.
 
-local usage = "usage: syscount [-i INTERVAL] [-n TOP] [-L]"
-local o, rest = require("ltap.getopt")(arg, {i = "value", n = "number", L = "flag"}, usage)
-if #rest > 0 then error("syscount: unexpected argument '" .. rest[1] .. "' (" .. usage .. ")", 0) end
-local interval, top, latency = o.i or "5s", o.n or 10, o.L or false
-if math.type(top) ~= "integer" or top < 1 then error("syscount: -n needs a positive number", 0) end
-if tonumber(interval) then interval = tonumber(interval) end
+local getopt = require("ltap.getopt")
+local o, rest = getopt{
+  {"-i, --interval", "duration", "print and reset both tables every INTERVAL; 0: only at the end",
+    default = "5s", arg = "INTERVAL"},
+  {"-n, --top", "integer", "the TOP first rows of each table", default = 10, min = 1, arg = "TOP"},
+  {"-L, --latency", "flag", "also the time from each sys_enter to its thread's sys_exit, per syscall"},
+  targets = true,
+}
+if #rest > 0 then getopt.error("unexpected argument '" .. rest[1] .. "'") end
+local top, latency = o.top, o.latency or false
 
 local by_comm, by_call = stats(), stats()
 local entered = {} -- tid -> {nr, time} of the syscall in progress
@@ -64,5 +68,5 @@ local function show()
   by_call:clear()
 end
 
-if interval ~= 0 and interval ~= "0" then every(interval, show) end
+if o.interval > 0 then every(o.interval / 1e9, show) end
 finish(show)

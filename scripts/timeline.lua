@@ -1,6 +1,6 @@
 -- name: timeline
 -- summary: elapsed time of marked events since the first (uprobes, USDT markers, any event)
--- usage: ltap timeline [-c CMD] [--perfetto FILE] [--markers FILE] SPEC...
+-- usage: ltap timeline [-p PID | -c CMD | -a] [-d DURATION] [--perfetto FILE] [--markers FILE] SPEC...
 --        SPEC: u:PATH:FUNC, usdt:PATH:[PROVIDER:]NAME, an event (sched:sched_process_exit),
 --        or marker: every write to trace_marker, named by its text
 -- example:
@@ -17,20 +17,23 @@
 -- long each phase lasted (until the next marker). --perfetto writes the same
 -- as a Chrome/Perfetto JSON trace (phases as slices) for ui.perfetto.dev.
 
-local usage_text = "usage: timeline [-c CMD] [--perfetto FILE] [--markers FILE] SPEC..."
-local function usage(msg) error("timeline: " .. msg .. " (" .. usage_text .. ")", 0) end
-local o, specs = require("ltap.getopt")(arg, {c = "value", perfetto = "value", markers = "value"}, usage_text)
+local getopt = require("ltap.getopt")
+local o, specs = getopt{
+  {"--perfetto", "string", "also write the timeline as a Chrome/Perfetto JSON trace to FILE", arg = "FILE"},
+  {"--markers", "string", "more SPECs, one a line, from FILE (# comments)", arg = "FILE"},
+  targets = true,
+}
 local perfetto = o.perfetto
-if o.c then ltap.set_command(o.c) end
 if o.markers then
-  local f = io.open(o.markers) or usage("cannot open " .. o.markers)
+  local f, why = io.open(o.markers)
+  if not f then ltap.usage_error("--markers: cannot open " .. why) end
   for line in f:lines() do
     line = line:gsub("#.*", ""):match("^%s*(.-)%s*$")
     if line ~= "" then specs[#specs + 1] = line end
   end
   f:close()
 end
-if #specs == 0 then usage("no markers given") end
+if #specs == 0 then getopt.error("no markers given") end
 
 local hits = {} -- {time=, name=, pid=, tid=}
 

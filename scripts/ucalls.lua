@@ -1,6 +1,6 @@
 -- name: ucalls
 -- summary: calls and latency of the functions of a program matching globs, top N
--- usage: ltap [-p PID] ucalls [-c CMD] [-n TOP] [-L] PATH:GLOB...
+-- usage: ltap ucalls [-p PID | -c CMD | -a] [-d DURATION] [-n TOP] [-L] PATH:GLOB...
 -- example:
 --   FUNCTION          CALLS   TOTAL ms     AVG us
 --   parse_line        41230     812.40      19.70
@@ -11,12 +11,14 @@
 -- (the innermost call when a function recurses). PATH is a file or a name
 -- looked up like u: probes do (the -p target's libraries, $PATH, lib dirs).
 
-local usage_text = "usage: ucalls [-c CMD] [-n TOP] [-L] PATH:GLOB..."
-local function usage(msg) error("ucalls: " .. msg .. " (" .. usage_text .. ")", 0) end
-local o, targets = require("ltap.getopt")(arg, {c = "value", n = "number", L = "flag"}, usage_text)
-local top, latency = o.n or 20, o.L or false
-if o.c then ltap.set_command(o.c) end
-if #targets == 0 then usage("no PATH:GLOB given") end
+local getopt = require("ltap.getopt")
+local o, targets = getopt{
+  {"-n, --top", "integer", "the TOP functions with the most calls", default = 20, min = 1, arg = "TOP"},
+  {"-L, --latency", "flag", "also the time from entry to return (a return probe too)"},
+  targets = true,
+}
+local top, latency = o.top, o.latency or false
+if #targets == 0 then getopt.error("no PATH:GLOB given") end
 
 local MAX_FUNCTIONS = 500
 local calls = stats()
@@ -25,11 +27,13 @@ local nfuncs = 0
 
 for _, t in ipairs(targets) do
   local path, glob = t:match("^(.*):([^:]+)$")
-  if not path then usage("'" .. t .. "' is not PATH:GLOB") end
-  local file, names = ltap.functions(path, glob)
-  if #names == 0 then usage("no function of " .. file .. " matches '" .. glob .. "'") end
+  if not path then getopt.error("'" .. t .. "' is not PATH:GLOB") end
+  -- a PATH that is no program is the command line's mistake, not the script's
+  local ok, file, names = pcall(ltap.functions, path, glob)
+  if not ok then ltap.usage_error((tostring(file):gsub("^[^:]*:%d+: ", ""))) end
+  if #names == 0 then getopt.error("no function of " .. file .. " matches '" .. glob .. "'") end
   nfuncs = nfuncs + #names
-  if nfuncs > MAX_FUNCTIONS then usage("more than " .. MAX_FUNCTIONS .. " functions match: narrow the globs") end
+  if nfuncs > MAX_FUNCTIONS then getopt.error("more than " .. MAX_FUNCTIONS .. " functions match: narrow the globs") end
   for _, fn in ipairs(names) do
     if latency then
       probe("u:" .. file .. ":" .. fn, function(e)

@@ -5,10 +5,11 @@
 # counts; nothing is counted under ltap's own name.
 #
 # Same environment and argv for both; ASLR off for both (setarch -R: the
-# page tables a process needs depend on where its mappings land). The
-# command runs under env -i: perf stat adds to its command's environment
-# (PATH, PERF_BUILDID_DIR, PREFIX) and ltap does not, and a larger
-# environment may take one more page, whatever the caller's environment is.
+# page tables a process needs depend on where its mappings land). perf
+# adds to its command's environment (PATH=/usr/lib/perf-core:..., PREFIX,
+# PERF_BUILDID_DIR), and the size of the strings on the new stack decides
+# whether writing the auxiliary vector after the exec touches one more
+# page: ltap runs with exactly the environment perf gives its command.
 # perf stops counting a task in perf_event_exit_task(), before the kernel
 # tears down its address space; ltap sees the teardown (the pages freed at
 # exit, a few GFP_NOWAIT pages of its TLB batching), which this script
@@ -61,6 +62,18 @@ perf_counts() {
   setarch -R perf stat -x, "${args[@]}" -o $WORK/perf.csv -- "$@" > /dev/null
   awk -F, '/^[0-9]/{print $1 "," $3}' $WORK/perf.csv
 }
+setarch -R perf stat -e sched:sched_process_exec -o /dev/null -- /usr/bin/env -0 > $WORK/perf.env
+mapfile -d '' perf_env < $WORK/perf.env
+# ltap in that environment: env -i drops pidnote's LTAP_BIN, so ltap itself
+# runs, its pid noted as pidnote notes it (env and setarch exec: one pid)
+perf_env_ltap() {
+  env -i "${perf_env[@]}" setarch -R "${LTAP_BIN:-$LTAP}" "$@" & local p=$!
+  echo $p >> "${LTAP_PID_LOG:-/dev/null}"
+  wait $p
+}
+perf_env_ltap -c "/usr/bin/env -0" -e 'probe("sched:sched_process_exec", function() end)' > $WORK/ltap.env 2> $WORK/err
+[ "${#perf_env[@]}" -gt 0 ] && cmp -s $WORK/perf.env $WORK/ltap.env ||
+  fail "the command's environment under ltap -c differs from perf stat's: $(diff <(tr '\0' '\n' < $WORK/perf.env) <(tr '\0' '\n' < $WORK/ltap.env))"
 python=$(command -v python3.11 || true)
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3
 for cmd in "$PROGS/getppid_loop 1000" "$python -c pass" "/usr/bin/dd if=/dev/zero of=/dev/null bs=1M count=10 status=none"; do
@@ -68,8 +81,8 @@ for cmd in "$PROGS/getppid_loop 1000" "$python -c pass" "/usr/bin/dd if=/dev/zer
   same=0
   for round in 1 2 3 4; do
     # shellcheck disable=SC2086
-    p=$(perf_counts /usr/bin/env -i PATH=/usr/bin:/bin $cmd)
-    set +e; setarch -R "$LTAP" -c "/usr/bin/env -i PATH=/usr/bin:/bin $cmd" $WORK/counts.lua > $WORK/out 2> $WORK/err; RC=$?; set -e
+    p=$(perf_counts $cmd)
+    set +e; perf_env_ltap -c "$cmd" $WORK/counts.lua > $WORK/out 2> $WORK/err; RC=$?; set -e
     expect_eq "'$cmd' exit" 0 "$RC"
     [ "$(grep -c . <<< "$p")" == "${#events[@]}" ] || fail "perf stat printed: $p"
     expect_eq "'$cmd' round $round: all but page allocations" "$(grep -v mm_page_alloc <<< "$p")" "$(grep -v mm_page_alloc $WORK/out)"

@@ -2,7 +2,7 @@
 -- value of the wrong type, is a one-line error naming it, never ignored.
 local function try(f)
   local ok, err = pcall(f)
-  print(ok and "accepted" or (err:gsub("^.*/", ""))) -- no directory: where the tree is varies
+  print(ok and "accepted" or (tostring(err):gsub("^.*/", ""))) -- no directory: where the tree is varies
 end
 local nop = function() end
 try(function() probe("kmem:mm_page_alloc", {filtr = "order > 0"}, nop) end)

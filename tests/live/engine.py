@@ -28,6 +28,10 @@ import time
 T = "/sys/kernel/tracing"
 LOCK = "/run/lock/ltap-live-tests.lock"
 DEFAULT_TIMEOUT = 60
+LOCK_WAIT = 1200
+# what a test may take beyond its TIMEOUT: ending its processes (SIGTERM,
+# 5 s, SIGKILL), the kernel state settling (2 s), its CHECKs
+TEST_SLACK = 15
 BLOCK_INDENT = "    "
 # a name ltap gives what it makes in the kernel: instance ltap-PID, uprobe
 # group ltap_PID, command cgroup ltap-PID-CHILD
@@ -222,6 +226,18 @@ def _check_test(t):
         raise FileError(f"{where}: with AFTER, SIGNAL or READY, RUN is one command (it is exec'd)")
 
 
+def test_timeout(t):
+    return int(t.get("TIMEOUT", os.environ.get("LTAP_TEST_TIMEOUT", DEFAULT_TIMEOUT)))
+
+
+def file_budget(tests):
+    """the longest a file can take: the lock wait, then each test to its
+    TIMEOUT and slack; ctest's TIMEOUT for the file (tests/CMakeLists.txt),
+    so that ctest never ends a file the engine would have ended itself with
+    a message"""
+    return LOCK_WAIT + sum(test_timeout(t) + TEST_SLACK for t in tests) + 30
+
+
 # ---------------------------------------------------------------- the kernel
 
 def snapshot():
@@ -347,14 +363,36 @@ def lock(wait):
                 pass
             break
     print(f"waiting for the live-test lock {LOCK} (taken by pid {holder})", flush=True)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except OSError:
-            time.sleep(0.2)  # poll: the lock's holder is another process
-    raise Failure(f"no live-test lock after {wait} s")
+    # a blocking flock, as the other checkouts' run.sh waits (flock -w): a
+    # poller would lose the lock to them at every release; SIGALRM wakes it
+    # each minute to say it still waits, and at the end of the wait
+    class Tick(Exception):
+        pass
+
+    def tick(signum, frame):
+        raise Tick()
+
+    old = signal.signal(signal.SIGALRM, tick)
+    start = time.monotonic()
+    try:
+        while True:
+            left = wait - (time.monotonic() - start)
+            if left <= 0:
+                raise Failure(f"no live-test lock after {wait} s (last taken by pid {holder})")
+            signal.alarm(max(1, min(60, int(left))))
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                print(f"took the live-test lock after {time.monotonic() - start:.0f} s", flush=True)
+                return fd
+            except Tick:
+                print(f"still waiting for the live-test lock ({time.monotonic() - start:.0f} s)", flush=True)
+            finally:
+                signal.alarm(0)
+    except BaseException:
+        os.close(fd)
+        raise
+    finally:
+        signal.signal(signal.SIGALRM, old)
 
 
 def session_pids(sid):
@@ -459,7 +497,7 @@ class FileRun:
             if have == neg:
                 raise Skip(why if not neg else f"not for a machine where this holds: {r[1:]}")
         problems, procs = [], []
-        timeout = int(t.get("TIMEOUT", os.environ.get("LTAP_TEST_TIMEOUT", DEFAULT_TIMEOUT)))
+        timeout = test_timeout(t)
         deadline = time.monotonic() + timeout
         env = self.env(t, {})
         started_pids = self.our_pids()
@@ -670,6 +708,8 @@ def main():
     ap.add_argument("--build", help="a build directory: LTAP=DIR/ltap, PROGS=DIR/tests")
     ap.add_argument("--list", action="store_true", help="list the tests of FILE")
     ap.add_argument("--keep", action="store_true", help="keep the work directory, even when all pass")
+    ap.add_argument("--ctest-timeout", action="store_true",
+                    help="print the longest FILE can take, lock wait included (ctest's TIMEOUT)")
     ap.add_argument("file")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
@@ -681,6 +721,9 @@ def main():
     except OSError as e:
         print(f"engine: cannot read {a.file}: {e.strerror}")
         return 2
+    if a.ctest_timeout:
+        print(file_budget(tests))
+        return 0
     if a.list:
         for t in tests:
             print(t.name)
@@ -709,7 +752,7 @@ def main():
         tests = [t for t in tests if t.name in want]
 
     try:
-        lockfd = lock(int(os.environ.get("LTAP_LOCK_WAIT", "1200")))
+        lockfd = lock(int(os.environ.get("LTAP_LOCK_WAIT", LOCK_WAIT)))
     except Failure as e:
         print(f"FAIL {a.file}: {e}")
         return 1

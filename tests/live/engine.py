@@ -751,6 +751,7 @@ def main():
                 want.update(t.all("USES"))
         tests = [t for t in tests if t.name in want]
 
+    waited = time.monotonic()
     try:
         lockfd = lock(int(os.environ.get("LTAP_LOCK_WAIT", LOCK_WAIT)))
     except Failure as e:
@@ -789,8 +790,15 @@ def main():
             sys.stdout.flush()
     finally:
         os.close(lockfd)
-    print(f"{fr.suite}: {len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped "
-          f"in {time.monotonic() - t0:.1f} s" + (f"; failed: {' '.join(failed)}" if failed else ""))
+    summary = (f"{fr.suite}: {len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped "
+               f"in {time.monotonic() - t0:.1f} s (after {t0 - waited:.1f} s for the lock)" +
+               (f"; failed: {' '.join(failed)}" if failed else ""))
+    print(summary)
+    # LTAP_LIVE_SUMMARY=FILE: each file's line appended there, which ctest
+    # shows only for a failure: a whole run's times and lock waits
+    if os.environ.get("LTAP_LIVE_SUMMARY"):
+        with open(os.environ["LTAP_LIVE_SUMMARY"], "a") as f:
+            f.write(summary + "\n")
     if failed or a.keep:
         print(f"work directory kept: {fr.dir}")
     else:

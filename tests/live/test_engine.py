@@ -63,6 +63,18 @@ class Parse(unittest.TestCase):
         self.check_error("NAME a\nRUN x\nRUN y\nEXIT 0\n", "a second RUN")
 
 
+class Budget(unittest.TestCase):
+    def test_ctest_timeout_covers_the_lock_and_every_test(self):
+        t = parse("NAME a\nTIMEOUT 10\nRUN x\nEXIT 0\nNAME b\nRUN y\nEXIT 0\n")
+        saved = os.environ.pop("LTAP_TEST_TIMEOUT", None)
+        try:
+            self.assertEqual(engine.file_budget(t), engine.LOCK_WAIT + 10 + engine.DEFAULT_TIMEOUT +
+                             2 * engine.TEST_SLACK + 30)
+        finally:
+            if saved is not None:
+                os.environ["LTAP_TEST_TIMEOUT"] = saved
+
+
 class StateDiff(unittest.TestCase):
     """ltap names what it makes after its pid; the comparison keeps what this
     test's ltaps (ours) made and everything ltap does not name"""

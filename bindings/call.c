@@ -1,13 +1,11 @@
-/* call.c: ltap_call (lua_pcall with a traceback) and the SIGINT machinery.
+/* call.c: ltap_call (lua_pcall with a traceback) and the count hook that
+ * interrupts a running call.
  *
- * SIGINT, SIGTERM, SIGQUIT and SIGHUP end a run alike (a second one ends it
- * at once) and get a real handler, not a signalfd: a signalfd cannot
- * interrupt a Lua handler stuck in a loop. The handler only sets flags, wakes
- * the loop and installs a count hook (lua_sethook is async-signal-safe, as
- * lua.c's laction relies on). The hook interrupts a handler that is still in
- * the same call half a second after the first SIGINT, or at once after the
- * second, and keeps raising on every few instructions so a pcall in the
- * script cannot swallow the interruption. */
+ * A signal (signals.c) or the end of the run from inside (os.exit, the
+ * memory limit) installs the hook; it interrupts a handler that is still
+ * in the same call half a second after the first SIGINT, or at once after
+ * the second or an end from inside, and keeps raising on every few
+ * instructions so a pcall in the script cannot swallow the interruption. */
 #include "ctx.h"
 
 #include "log.h"
@@ -17,10 +15,6 @@
 #include <string.h>
 
 #define INTERRUPT_GRACE 500000000ull /* ns a running handler may finish in */
-#define INTERRUPTS_HANDLED 5          /* SIGINTs an ltap.on_interrupt handler gets */
-
-/* The one C global: a signal handler has no other way to find the run. */
-static struct ltap_ctx *signal_ctx;
 
 static int call_msghandler(lua_State *L)
 {
@@ -38,11 +32,9 @@ static int call_msghandler(lua_State *L)
 
 static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
 {
-	struct ltap_ctx *ctx = signal_ctx;
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	(void)ar;
 
-	if (!ctx)
-		return;
 	if (ctx->ending) {
 		/* os.exit() or the memory limit: unwind to ltap_call, through
 		 * any pcall of the script */
@@ -60,59 +52,9 @@ static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
 		lua_sethook(L, NULL, 0, 0);
 }
 
-static void call_on_signal(int sig)
+void ltap_call_interrupt(struct ltap_ctx *ctx, int count)
 {
-	struct ltap_ctx *ctx = signal_ctx;
-
-	if (!ctx)
-		return;
-	if (ctx->on_interrupt && sig == SIGINT && ctx->interrupts + ctx->interrupts_pending < INTERRUPTS_HANDLED) {
-		/* the script decides: its handler runs between batches; from the
-		 * sixth SIGINT on, the default (a second one ends the run at once)
-		 * is back, so ^C always gets out */
-		ctx->interrupts_pending++;
-		if (ctx->loop)
-			ltap_loop_wake(ctx->loop);
-		return;
-	}
-	ctx->sigints += ctx->on_interrupt ? 2 : 1;
-	ctx->end_signal = sig;
-	if (ctx->sigints == 1) {
-		ctx->sig_time = ltap_now();
-		ctx->sig_call_seq = ctx->call_seq;
-	}
-	if (ctx->loop) {
-		if (ctx->sigints > 1)
-			ltap_loop_halt(ctx->loop);
-		else
-			ltap_loop_stop(ctx->loop);
-	}
-	if (ctx->in_call)
-		lua_sethook(ctx->L, call_interrupt_hook, LUA_MASKCOUNT, 1000);
-}
-
-void ltap_signals_install(struct ltap_ctx *ctx)
-{
-	struct sigaction sa;
-
-	signal_ctx = ctx;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = call_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-void ltap_signals_restore(void)
-{
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal_ctx = NULL;
+	lua_sethook(ctx->L, call_interrupt_hook, LUA_MASKCOUNT, count);
 }
 
 /* The script ended the run from inside (os.exit) or reached its memory
@@ -122,8 +64,7 @@ static int call_end(struct ltap_ctx *ctx)
 	lua_sethook(ctx->L, NULL, 0, 0);
 	ctx->quit = 1;
 	if (ctx->ending == LTAP_END_MEMORY) {
-		ltap_memory_report(ctx);
-		ctx->failed = 1;
+		ctx->failed = 1; /* memory.c said so */
 	} else {
 		ctx->exit_called = 1;
 	}
@@ -170,7 +111,7 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 	}
 	if (ltap_usage_report(L, -1)) {
 		ctx->usage = 1;
-	} else if (ltap_metrics_forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
+	} else if (ctx->forgive && ctx->forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
 		lua_pop(L, 1);
 		return -1;
 	} else {
@@ -211,49 +152,4 @@ void ltap_report_flush(struct ltap_ctx *ctx)
 		ltap_call(ctx, 0, 0);
 	else
 		lua_pop(L, 1);
-}
-
-/* ltap.on_interrupt(FN): FN(count, seconds since the previous SIGINT) runs,
- * in order with the events, for every SIGINT; it returns nothing to go on,
- * "stop" to end the run as a SIGINT would (finish hooks run), or "quit" to
- * end it at once without them. SIGINTs that came before a "stop" took
- * effect still reach FN, which may then "quit". */
-int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
-{
-	lua_State *L = ctx->L;
-	int ends = 0;
-
-	while (ctx->interrupts_pending > 0 && !ctx->quit) {
-		uint64_t now = ltap_now();
-		const char *what;
-		ctx->interrupts_pending--;
-		ctx->interrupts++;
-		lua_getfield(L, LUA_REGISTRYINDEX, "ltap.on_interrupt");
-		lua_pushinteger(L, ctx->interrupts);
-		lua_pushnumber(L, ctx->last_interrupt ? (double)(now - ctx->last_interrupt) / 1e9 : 1e9);
-		ctx->last_interrupt = now;
-		/* live, the signal came at `now`, which may be past the last event
-		 * dispatched: a timer FN sets (after(2, ...)) counts from the signal,
-		 * so it cannot come due before the time FN is told about */
-		if (!ctx->opt.input && ctx->trace_now < now)
-			ctx->trace_now = now;
-		ltap_event_clear(ctx);
-		if (ltap_call(ctx, 2, 1) != 0)
-			return 1;
-		what = lua_tostring(L, -1);
-		if (what && strcmp(what, "quit") == 0) {
-			ctx->quit = 1;
-			ends = 1;
-			if (ctx->loop)
-				ltap_loop_halt(ctx->loop);
-		} else if (what && strcmp(what, "stop") == 0) {
-			ends = 1;
-			if (ctx->loop)
-				ltap_loop_stop(ctx->loop);
-		}
-		lua_pop(L, 1);
-		ltap_report_flush(ctx);
-		fflush(stdout);
-	}
-	return ends;
 }

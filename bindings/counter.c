@@ -103,7 +103,7 @@ static int counter_tostring(lua_State *L)
 
 /* counter(NAME, [{system = true}]): declared while the script loads, opened
  * when the run starts; system counts every CPU even when there is a target */
-static int counter_new(lua_State *L)
+int counter_new(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	const char *name = luaL_checkstring(L, 1);
@@ -182,7 +182,7 @@ void ltap_counters_detach(struct ltap_ctx *ctx)
  * and its children from its exec (held at a start gate), and waits for it;
  * then ends what it left running. Blocks the loop: meant for begin hooks
  * (ltap stat -r). The run's probes see the command from its exec too. */
-static int counter_measure(lua_State *L)
+int counter_measure(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	int n, e, status = 0;
@@ -222,12 +222,8 @@ static int counter_measure(lua_State *L)
 			return luaL_error(L, "measure: counter %s: %s", lua_tostring(L, -1), strerror(e));
 		}
 	}
-	if (ctx->inst) {
-		/* the run's probes see it from its exec, as the counters do */
-		ltap_gate_hold(&ctx->gate, child.pid);
-		ltap_loop_set_ordered(ctx->loop, 1);
-		ltap_session_record_mark(ctx, "measure", (uint64_t)child.pid);
-	}
+	/* the run's probes see it from its exec, as the counters do */
+	ltap_run_hold(ctx, child.pid);
 	t0 = ltap_now();
 	e = ltap_target_release(&child);
 	while (!e && !child.exited) {
@@ -281,32 +277,6 @@ static int counter_measure(lua_State *L)
 	return 1;
 }
 
-/* ltap.drain(): dispatches now the events the kernel holds, in begin hooks
- * between ltap.measure runs, so each run's events are handled before the
- * next starts (figures of the script's own per run, across runs). */
-static int counter_drain(lua_State *L)
-{
-	struct ltap_ctx *ctx = ltap_ctx_get(L);
-
-	lua_State *main_L = ctx->L, *T;
-
-	if (!ctx->running || ctx->in_loop)
-		return luaL_error(L, "drain: only in begin hooks (the loop is not dispatching yet)");
-	/* handlers run on a thread whose stack has the fixed slots where the
-	 * per-event path expects them: this C call's own frame cannot */
-	T = lua_newthread(L);
-	ltap_ctx_push_slots(T, ctx);
-	ctx->L = T;
-	ctx->in_loop = 1;
-	ltap_loop_drain(ctx->loop, ltap_now());
-	ctx->in_loop = 0;
-	ctx->L = main_L;
-	lua_pop(L, 1);
-	if (ctx->failed)
-		return luaL_error(L, "drain: a handler failed");
-	return 0;
-}
-
 /* c:percpu() -> {[cpu] = value} of a system-wide counter ({} for a process's) */
 static int counter_percpu(lua_State *L)
 {
@@ -337,22 +307,11 @@ static const luaL_Reg counter_metameth[] = {
 	{NULL, NULL},
 };
 
-void ltap_open_counter(lua_State *L)
+void ltap_open_counter(lua_State *L, struct ltap_ctx *ctx)
 {
-	luaL_newmetatable(L, COUNTER_MT);
-	luaL_setfuncs(L, counter_metameth, 0);
-	luaL_newlibtable(L, counter_meth);
-	luaL_setfuncs(L, counter_meth, 0);
-	lua_setfield(L, -2, "__index");
+	(void)ctx;
+	ltap_newmeta(L, COUNTER_MT, counter_metameth, counter_meth);
 	lua_pop(L, 1);
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.counters");
-	lua_pushcfunction(L, counter_new);
-	lua_setglobal(L, "counter");
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, counter_measure);
-	lua_setfield(L, -2, "measure");
-	lua_pushcfunction(L, counter_drain);
-	lua_setfield(L, -2, "drain");
-	lua_pop(L, 1);
 }

@@ -1,13 +1,16 @@
-/* ctx.c: a run from start to end: the Lua state, the load phase, then attach,
- * loop, final drain, end hooks and a clean kernel on every path. */
+/* ctx.c: a run from start to end: the Lua state, the load phase, then the
+ * sources attached, the loop, the final drain, end hooks and a clean kernel
+ * on every path. Live or replay, a run does the same to each of its sources
+ * (runtime/source.h); only which sources it opens differs: the tracefs
+ * instance and the perf rings, or the file named by --input. */
 #include "ctx.h"
 
 #include "catalog.h"
 #include "guardian.h"
-#include "cgroup.h"
-#include "instance.h"
 #include "log.h"
 #include "proc.h"
+#include "source.h"
+#include "src_replay.h"
 #include "src_sampler.h"
 #include "src_tracepoint.h"
 #include "symbols.h"
@@ -20,47 +23,53 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
-#define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
-
-struct ltap_ctx *ltap_ctx_get(lua_State *L)
+static int ctx_add_source(struct ltap_ctx *ctx, struct ltap_source *s)
 {
-	struct ltap_ctx *ctx;
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.ctx");
-	ctx = lua_touserdata(L, -1);
-	lua_pop(L, 1);
-	return ctx;
+	if (!s)
+		return -1;
+	ctx->sources[ctx->nsources++] = s;
+	return 0;
 }
 
-/* The fixed slots the per-event path reaches without lookups, pushed on an
- * empty stack (the main one, or a thread for a nested drain). */
-void ltap_ctx_push_slots(lua_State *L, struct ltap_ctx *ctx)
+/* --input FILE: a trace.dat, or anything else as text; the formats its
+ * probes resolve against come with it */
+static int ctx_open_input(struct ltap_ctx *ctx)
 {
-	ctx->msgh_slot = ltap_push_msghandler(L);
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
-	ctx->handlers_slot = lua_gettop(L);
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
-	ctx->timers_slot = lua_gettop(L);
-	ltap_event_push_slots(L, ctx);
+	const char *path = ctx->opt.input;
+	struct ltap_replay *r;
+	struct stat st;
+
+	if (strcmp(path, "-") != 0 && (access(path, R_OK) < 0 || stat(path, &st) < 0)) {
+		ltap_err("replay: cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode)) {
+		ltap_err("replay: cannot read %s: %s", path, strerror(EISDIR));
+		return -1;
+	}
+	/* anything that is not a trace.dat is taken for text; a FIFO or a
+	 * device is read once, as text (a trace.dat needs seeks) */
+	if (strcmp(path, "-") == 0 || !S_ISREG(st.st_mode) || !ltap_replay_is_tracedat(path))
+		return ltap_text_open(ctx);
+	if (!(r = ltap_replay_open(path)))
+		return -1;
+	ctx_add_source(ctx, ltap_replay_source(r));
+	ltap_replay_set_gate(r, &ctx->gate);
+	ctx->cat = ltap_catalog_from_tep(ltap_replay_tep(r));
+	return ctx->cat ? 0 : -1;
 }
 
-/* os.exit([CODE]): ends the run at once, as Lua's does, but through ltap's
- * end: no handler or hook runs after it (finish hooks neither: exit() is the
- * end with them), the kernel is cleaned, ltap exits with CODE (true: 0,
- * false: 1). */
-static int ctx_os_exit(lua_State *L)
+/* a live run: this machine's formats, its tracefs instance and perf rings */
+static int ctx_open_live(struct ltap_ctx *ctx)
 {
-	struct ltap_ctx *ctx = ltap_ctx_get(L);
-
-	if (lua_isboolean(L, 1))
-		ctx->exit_code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
-	else
-		ctx->exit_code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
-	ltap_call_end(ctx, L, LTAP_END_EXIT);
-	return luaL_error(L, "os.exit");
+	ctx->cat = ltap_catalog_open();
+	if (!ctx->cat || ctx_add_source(ctx, ltap_tpsrc_new()) || ctx_add_source(ctx, ltap_sampler_new(ctx->syms)))
+		return -1;
+	return 0;
 }
 
 struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
@@ -94,50 +103,18 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 		ltap_guardian_reap_stale();
 	}
 	ctx->proc = ltap_proc_new();
-	if (ctx->proc && opt->input) {
-		if (ltap_session_replay_open(ctx)) {
-			ltap_ctx_free(ctx);
-			return NULL;
-		}
-	} else {
-		ctx->cat = ltap_catalog_open();
-	}
 	ctx->syms = ltap_symbols_new();
-	ctx->L = L = ltap_memory_state(ctx);
-	if (!ctx->proc || !ctx->cat || !ctx->syms || !L) {
+	if (!ctx->proc || !ctx->syms || (opt->input ? ctx_open_input(ctx) : ctx_open_live(ctx)) ||
+	    !(ctx->L = L = ltap_memory_state(ctx))) {
 		ltap_ctx_free(ctx);
 		return NULL;
 	}
+	*(struct ltap_ctx **)lua_getextraspace(L) = ctx;
 	luaL_openlibs(L);
-	lua_pushlightuserdata(L, ctx);
-	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.ctx");
-	lua_getglobal(L, "os");
-	lua_pushcfunction(L, ctx_os_exit);
-	lua_setfield(L, -2, "exit");
-	lua_pop(L, 1);
-	lua_newtable(L);
-	lua_pushboolean(L, !opt->input);
-	lua_setfield(L, -2, "live");
-	lua_pushliteral(L, "0.1");
-	lua_setfield(L, -2, "version");
-	lua_pushstring(L, opt->json ? "json" : "text");
-	lua_setfield(L, -2, "format");
-	lua_setglobal(L, "ltap");
-	ltap_open_embedded(L);
-	ltap_open_options(L);
-	ltap_open_probe(L);
-	ltap_open_timer(L);
-	ltap_open_stats(L);
-	ltap_open_names(L);
-	ltap_open_uprobe(L);
-	ltap_open_counter(L);
-	ltap_open_profile(L);
-	ltap_open_stack(L);
-	ltap_open_event(L, ctx);
-	ltap_open_metrics(L, ctx);
+	ltap_open_api(L, ctx);
 
 	lua_settop(L, 0);
-	ltap_ctx_push_slots(L, ctx);
+	ltap_dispatch_slots(L, ctx);
 	ltap_signals_install(ctx);
 
 	lua_getglobal(L, "require");
@@ -149,23 +126,32 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 	return ctx;
 }
 
+/* Closes every source: kernel state first, as early as the run ends. */
+static void ctx_close_sources(struct ltap_ctx *ctx)
+{
+	for (int i = 0; i < ctx->nsources; i++)
+		ctx->sources[i]->ops->close(ctx->sources[i]);
+	ctx->nsources = 0;
+}
+
 void ltap_ctx_free(struct ltap_ctx *ctx)
 {
 	if (!ctx)
 		return;
 	ltap_signals_restore();
-	if (ctx->L)
+	if (ctx->L) {
+		lua_sethook(ctx->L, NULL, 0, 0);
 		lua_close(ctx->L);
-	ltap_probes_free(ctx);
-	ltap_sampler_close(ctx->sampler);
-	ltap_symbols_free(ctx->syms);
-	ltap_tpsrc_close(ctx->src);
-	ltap_instance_close(ctx->inst);
+	}
+	ltap_descs_free(ctx);
+	ltap_catalog_close(ctx->cat); /* a trace's catalog borrows its source's formats */
+	ctx_close_sources(ctx);
+	if (ctx->face && ctx->face->close)
+		ctx->face->close(ctx);
 	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
+	ltap_symbols_free(ctx->syms);
 	ltap_metrics_free(ctx); /* before the loop it watches */
 	ltap_loop_free(ctx->loop);
-	ltap_catalog_close(ctx->cat);
-	ltap_session_close(ctx); /* after the catalog: it borrows the trace's formats */
 	ltap_proc_free(ctx->proc);
 	ltap_cmd_free(&ctx->command);
 	free(ctx);
@@ -224,29 +210,38 @@ static void ctx_child(void *ud)
 		ltap_loop_stop(ctx->loop);
 }
 
-static void ctx_batch(void *ud)
+/* Between batches, outside any handler: the script's SIGINT handler, then
+ * what paused streams wait for. 0 when the run ends. */
+static int ctx_between(struct ltap_ctx *ctx)
 {
-	struct ltap_ctx *ctx = ud;
-	if (ctx->interrupts_pending)
-		ltap_interrupt_dispatch(ctx);
+	int ends = ctx->interrupts_pending && ltap_interrupt_dispatch(ctx);
+
+	ends |= ctx->sigints || ctx->failed || ctx->exit_called || ctx->quit;
+	for (int i = 0; i < ctx->nsources && !ends; i++)
+		if (ctx->sources[i]->ops->between)
+			ctx->sources[i]->ops->between(ctx->sources[i]);
+	return !ends;
 }
 
-static int ctx_targets(struct ltap_ctx *ctx)
+static void ctx_batch(void *ud)
 {
-	pid_t *tids = NULL;
-	int n = 0, e;
+	ctx_between(ud);
+}
 
+/* -p's threads, or the -c command started and held at its start gate */
+static int ctx_targets(struct ltap_ctx *ctx, pid_t **pids, int *npids)
+{
+	int e;
+
+	*pids = NULL;
+	*npids = 0;
 	if (ctx->opt.pid) {
-		e = ltap_target_threads(ctx->opt.pid, &tids, &n);
+		e = ltap_target_threads(ctx->opt.pid, pids, npids);
 		if (e) {
 			ltap_err("target: -p %d: %s", (int)ctx->opt.pid,
 				 e == -ESRCH ? "no such process" : strerror(-e));
 			return -1;
 		}
-		e = ctx->inst ? ltap_instance_set_pids(ctx->inst, tids, n) : 0;
-		free(tids);
-		if (e)
-			return -1;
 	}
 	if (ctx->command.argv) {
 		e = ltap_target_spawn(&ctx->command, &ctx->child);
@@ -257,11 +252,80 @@ static int ctx_targets(struct ltap_ctx *ctx)
 		ctx->have_child = 1;
 		/* its events count from its exec, in order until then (gate.h) */
 		ltap_gate_hold(&ctx->gate, ctx->child.pid);
-		ltap_loop_set_ordered(ctx->loop, 1);
-		if (ctx->inst && ltap_instance_set_pids(ctx->inst, &ctx->child.pid, 1))
+		if (!(*pids = malloc(sizeof **pids)))
 			return -1;
+		(*pids)[0] = ctx->child.pid;
+		*npids = 1;
 	}
 	return 0;
+}
+
+/* The targets, then every source attached to what the script declared
+ * (and the task events followed: the exit too while a command is held),
+ * its streams in the loop; the filters the kernel does not apply as they
+ * are go to user space. */
+static int ctx_attach_sources(struct ltap_ctx *ctx)
+{
+	struct ltap_source_env env = {
+		.buffer_kb = ctx->opt.buffer_kb, .record = ctx->opt.record, .verbose = ctx->opt.verbose,
+		.cat = ctx->cat, .proc = ctx->proc, .gate = &ctx->gate,
+	};
+	pid_t *pids;
+	int rc = -1;
+
+	if (ctx_targets(ctx, &pids, &env.npids) || ltap_desc_follow_tasks(ctx))
+		goto out;
+	env.pids = pids;
+	env.command = ctx->have_child ? ctx->child.pid : 0;
+	if ((env.nevents = ltap_desc_plan(ctx, &env.events)) < 0)
+		goto out;
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->attach(ctx->sources[i], &env))
+			goto out;
+	if (ltap_desc_plan_filters(ctx, env.events, env.nevents))
+		goto out;
+	for (int i = 0; i < ctx->nsources; i++) {
+		struct ltap_stream **ss;
+		int n = ctx->sources[i]->ops->streams(ctx->sources[i], &ss);
+		for (int k = 0; k < n; k++)
+			if (ltap_loop_add_stream(ctx->loop, ss[k]))
+				goto out;
+	}
+	rc = 0;
+out:
+	ltap_desc_plan_free(env.events, env.nevents);
+	free(pids);
+	return rc;
+}
+
+/* A stream that paused before its first record (a text's first event
+ * wants a descriptor, a signal came during the first read) gets the front
+ * end's turns before the run starts, whose start may be that record's. */
+static void ctx_settle(struct ltap_ctx *ctx)
+{
+	for (int i = 0; i < ctx->nsources; i++) {
+		struct ltap_stream **ss;
+		int n = ctx->sources[i]->ops->streams(ctx->sources[i], &ss);
+		for (int k = 0; k < n; k++)
+			while (ss[k]->paused && ctx_between(ctx))
+				ss[k]->ops->fill(ss[k]);
+	}
+}
+
+/* The run's start (and a recording's end, else 0) on the trace clock: a
+ * saved trace's own, or now. */
+static uint64_t ctx_span(struct ltap_ctx *ctx, uint64_t *end)
+{
+	uint64_t start = 0;
+	int known = 0;
+
+	*end = 0;
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->span) {
+			ctx->sources[i]->ops->span(ctx->sources[i], &start, end);
+			known = 1;
+		}
+	return known ? start : ltap_now();
 }
 
 static int ctx_attach(struct ltap_ctx *ctx)
@@ -274,9 +338,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		.skip = ltap_skip_event,
 	};
 	struct ltap_loop_hooks h = hooks;
-	struct ltap_stream **ss;
-	int64_t offset;
-	int n;
+	uint64_t end;
 
 	h.ud = ctx;
 	if (ctx->opt.pid && kill(ctx->opt.pid, 0) < 0 && errno == ESRCH) {
@@ -291,62 +353,30 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		return -1;
 	if (ctx->sigints) /* SIGINT while the script loaded */
 		ltap_loop_stop(ctx->loop);
-	if (!ctx->replay && !ctx->text_mode)
+	if (ctx->opt.input && ctx->counters) {
+		ltap_err("replay: counters count a live run, not a saved trace");
+		return -1;
+	}
+	if (ctx->opt.input && (ctx->opt.pid || ctx->command.argv)) {
+		ltap_err("replay: -p and -c need a live run, not --input");
+		return -1;
+	}
+	if (ctx->opt.input)
+		ltap_loop_set_replay(ctx->loop);
+	else
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
-	if (ctx->replay || ctx->text_mode) {
-		if (ctx->counters) {
-			ltap_err("replay: counters count a live run, not a saved trace");
-			return -1;
-		}
-		if (ltap_session_replay_attach(ctx) || ltap_timers_attach(ctx))
-			return -1;
-		ctx->running = 1;
-		return 0;
-	}
-	/* a script of timers and hooks only needs no kernel tracing at all */
-	if (ctx->nprobes) {
-		ctx->inst = ltap_instance_open(ctx->opt.buffer_kb, RING_WAKE_PERCENT);
-		if (!ctx->inst)
-			return -1;
-		if (ltap_instance_clock_sync(ctx->inst, ltap_catalog_tep(ctx->cat), &offset))
-			return -1;
-	}
-	if (ctx_targets(ctx) || (ctx->inst && ltap_probes_attach(ctx)) || ltap_counters_attach(ctx) ||
-	    ltap_sampler_attach(ctx))
+	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
 		return -1;
-	ltap_proc_seed(ctx->proc);
-	if (ctx->inst) {
-		ctx->src = ltap_tpsrc_open(ctx->inst, ltap_catalog_tep(ctx->cat), POOL_PAGES, offset);
-		if (!ctx->src)
-			return -1;
-		n = ltap_tpsrc_streams(ctx->src, &ss);
-		for (int i = 0; i < n; i++)
-			if (ltap_loop_add_stream(ctx->loop, ss[i]))
-				return -1;
-		if (ltap_session_record_start(ctx, offset))
-			return -1;
-	} else if (ctx->opt.record) {
-		ltap_err("record: the script declares no probes: nothing to record");
-		return -1;
-	}
-	n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
-	for (int i = 0; i < n; i++)
-		if (ltap_loop_add_stream(ctx->loop, ss[i]))
-			return -1;
-	ctx->start_time = ltap_now();
+	if (ctx->gate.active)
+		ltap_loop_set_ordered(ctx->loop, 1); /* a held command's events in order until its exec */
+	ctx_settle(ctx);
+	ctx->start_time = ctx_span(ctx, &end);
 	ctx->trace_now = ctx->start_time;
 	if (ltap_timers_attach(ctx))
 		return -1;
-	if (ctx->inst && ltap_instance_tracing(ctx->inst, 1)) {
-		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(ctx->inst),
-			 strerror(errno));
-		return -1;
-	}
-	if (ctx->sampler && ltap_sampler_enable(ctx->sampler, 1)) {
-		ltap_err("sampler: cannot enable the perf events: %s", strerror(errno));
-		return -1;
-	}
-	ltap_session_record_mark(ctx, "start", ctx->start_time);
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->enable && ctx->sources[i]->ops->enable(ctx->sources[i], 1, ctx->start_time))
+			return -1;
 	ctx->running = 1;
 	lua_getglobal(ctx->L, "ltap");
 	lua_pushinteger(ctx->L, ctx->have_child ? ctx->child.pid : ctx->opt.pid);
@@ -355,47 +385,39 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	return 0;
 }
 
+struct ctx_lost {
+	uint64_t total;
+	char per[1024];
+};
+
+static void ctx_lost_one(void *ud, const struct ltap_source *s, const struct ltap_stream *st,
+			 const struct ltap_source_counts *c)
+{
+	struct ctx_lost *l = ud;
+	uint64_t d = c->lost - st->skipped; /* the kernel's: the drain's are told apart */
+	size_t used = strlen(l->per);
+
+	if (!d)
+		return;
+	snprintf(l->per + used, sizeof l->per - used, "%scpu%d %llu%s%s%s", l->total ? ", " : "", st->cpu,
+		 (unsigned long long)d, s->ops->loss_note ? " (" : "", s->ops->loss_note ? s->ops->loss_note : "",
+		 s->ops->loss_note ? ")" : "");
+	l->total += d;
+}
+
+/* What the kernel dropped, per CPU of each source, and what the final
+ * drain left (source.h's one reader of both). */
 static void ctx_report_lost(struct ltap_ctx *ctx, uint64_t skipped)
 {
-	struct ltap_stream **ss;
-	int n = ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0;
-	uint64_t total = 0;
-	char per[1024] = "";
+	struct ctx_lost l = {0, ""};
 
-	for (int i = 0; i < n; i++) {
-		uint64_t d = ltap_tpsrc_dropped(ctx->src, i);
-		ss[i]->lost = d;
-		if (d) {
-			size_t used = strlen(per);
-			snprintf(per + used, sizeof per - used, "%scpu%d %llu", total ? ", " : "", ss[i]->cpu,
-				 (unsigned long long)d);
-		}
-		total += d;
-	}
-	n = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0;
-	for (int i = 0; i < n; i++) {
-		if (ss[i]->lost) {
-			size_t used = strlen(per);
-			snprintf(per + used, sizeof per - used, "%scpu%d %llu (perf ring)", total ? ", " : "",
-				 ss[i]->cpu, (unsigned long long)ss[i]->lost);
-		}
-		total += ss[i]->lost;
-	}
-	if (total)
-		ltap_warn("lost %llu events (%s): the ring was full; try a larger -b",
-			  (unsigned long long)total, per);
-	if (skipped) {
-		/* counted as lost (ltap.lost()), once the kernel's own are known */
-		for (int pass = 0; pass < 2; pass++) {
-			n = pass == 0 ? (ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0)
-				      : (ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ss) : 0);
-			for (int i = 0; i < n; i++)
-				ss[i]->lost += ss[i]->skipped;
-		}
+	ltap_sources_counts(ctx->sources, ctx->nsources, ctx_lost_one, &l);
+	if (l.total)
+		ltap_warn("lost %llu events (%s): the ring was full; try a larger -b", (unsigned long long)l.total, l.per);
+	if (skipped)
 		ltap_warn("lost %llu events: the final drain stopped after %.1f s and left them undispatched; "
 			  "--max-drain DURATION sets another bound",
 			  (unsigned long long)skipped, (double)ctx->opt.max_drain / 1e9);
-	}
 }
 
 /* The command's exit status as ltap's own (a shell's 128 + N for a
@@ -423,7 +445,7 @@ static void ctx_end_child(struct ltap_ctx *ctx)
 
 int ltap_ctx_run(struct ltap_ctx *ctx)
 {
-	uint64_t t0 = ltap_now(), skipped = 0;
+	uint64_t t0 = ltap_now(), skipped = 0, until, end;
 	int code = 0, status = -1;
 
 	if (ctx_attach(ctx)) {
@@ -446,28 +468,23 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	}
 	ltap_run_hooks(ctx, "ltap.begin");
 	ctx_child(ctx); /* a command that already ended */
-	if (ctx->replay || ctx->text_mode) {
-		if (!ctx->failed && !ctx->exit_called)
-			ltap_session_replay_run(ctx);
-	} else {
-		uint64_t until;
-		ctx->in_loop = 1;
-		if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
+	ctx->in_loop = 1;
+	if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
+		ctx->failed = 1;
+	/* the end: a recording's, -d's, the last event of a replay, or now */
+	ctx_span(ctx, &end);
+	until = end ? end : ctx->stop_at ? ctx->stop_at : ctx->opt.input ? ctx->trace_now : ltap_now();
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->enable)
+			ctx->sources[i]->ops->enable(ctx->sources[i], 0, until);
+	if (!ctx->failed && ctx->sigints < 2 && !ctx->exit_called)
+		skipped = ltap_loop_finish(ctx->loop, until);
+	/* finish hooks run at the end of the run: ltap.now() is its end */
+	if (ctx->trace_now < until)
+		ctx->trace_now = until;
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->finish && ctx->sources[i]->ops->finish(ctx->sources[i]))
 			ctx->failed = 1;
-		until = ctx->stop_at ? ctx->stop_at : ltap_now();
-		ltap_session_record_mark(ctx, "end", until);
-		if (ctx->inst)
-			ltap_instance_tracing(ctx->inst, 0);
-		if (ctx->sampler)
-			ltap_sampler_enable(ctx->sampler, 0);
-		if (!ctx->failed && ctx->sigints < 2)
-			skipped = ltap_loop_finish(ctx->loop, until);
-		/* finish hooks run at the end of the run: ltap.now() is its end */
-		if (ctx->trace_now < until)
-			ctx->trace_now = until;
-		if (ltap_session_record_finish(ctx))
-			ctx->failed = 1;
-	}
 	status = ctx_command_status(ctx);
 	ctx_report_lost(ctx, skipped);
 	ltap_timers_report(ctx);
@@ -488,12 +505,6 @@ out:
 	ctx->running = 0;
 	ltap_counters_detach(ctx);
 	ctx_end_child(ctx);
-	/* kernel state first: fds on the instance, then the instance itself */
-	ltap_tpsrc_close(ctx->src);
-	ctx->src = NULL;
-	ltap_sampler_close(ctx->sampler);
-	ctx->sampler = NULL;
-	ltap_instance_close(ctx->inst);
-	ctx->inst = NULL;
+	ctx_close_sources(ctx); /* kernel state first */
 	return code;
 }

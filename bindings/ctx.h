@@ -6,8 +6,10 @@
 #include "command.h"
 #include "gate.h"
 #include "loop.h"
+#include "stream.h"
 #include "target.h"
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -15,6 +17,10 @@
 struct tep_event;
 struct tep_format_field;
 struct ltap_filter;
+struct ltap_source;
+struct ltap_task_event;
+struct ltap_event_ud;
+struct ltap_ctx;
 
 /* One probe() declaration. */
 struct ltap_probe {
@@ -29,26 +35,45 @@ struct ltap_probe {
 	char where[128];              /* "file:line:" of the declaration */
 };
 
+/* How one kind of event reads (desc.c makes descriptors of a kind): raw
+ * records of a format (tracepoints, uprobes, perf tracepoints) and task
+ * events, synthetic ones (profile samples: kinds.c), a text trace's lines
+ * with a local format or with key=value pairs only (text.c). The event
+ * object and the dispatch call these, and never ask which kind it is. */
+struct ltap_desc_ops {
+	/* pushes own field i (0-based) of the event e holds; nil when its
+	 * record lacks it */
+	void (*field)(lua_State *L, struct ltap_event_ud *e, int i);
+	/* a key none of the format's fields has (e.KEY, e.args.KEY): pushes
+	 * the event's own value of it, or raises; key NULL (e:copy()): sets
+	 * every such key into the table at the top. NULL: no such keys */
+	int (*pairs)(lua_State *L, struct ltap_event_ud *e, const char *key);
+	/* the raw record of r that user-space filters read */
+	const struct ltap_rec *(*record)(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);
+	/* pushes tostring(e) */
+	void (*tostring)(lua_State *L, struct ltap_event_ud *e);
+	/* sees each event before its handlers (task names); NULL: nothing */
+	void (*observe)(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);
+	/* frees the kind's data; NULL: none */
+	void (*free)(struct ltap_evdesc *d);
+};
+
 /* Everything known about one event id, reached by array index per event. */
 struct ltap_evdesc {
-	struct tep_event *ev;
+	const struct ltap_desc_ops *ops;
+	struct tep_event *ev; /* its format, or NULL (synthetic, key=value text) */
 	int id;
+	int tid_off;      /* where its records keep the thread id (common_pid) */
 	int fields_ref;   /* registry ref: name -> field code, for e.NAME */
 	int args_ref;     /* registry ref: name -> field code, for e.args.NAME */
 	int name_ref;     /* registry ref: "sys:name" string */
 	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
 	int nfields;
-	struct tep_format_field *common_pid;
 	struct ltap_probe *probes;
-	int task_kind;    /* TASK_* when ltap follows names through this event */
 	int perf;         /* served by the perf ring (stacks), not the instance */
-	int text;         /* a text trace's event (text.c) */
-	struct ltap_textdec *textdec; /* ... with a local format: the line as a raw record */
-	char *perf_filter; /* the kernel filter for PERF_EVENT_IOC_SET_FILTER */
-	struct tep_format_field *task_pid, *task_comm, *task_flags;
+	struct ltap_task_event *task; /* a task event ltap follows names through */
+	void *kind_data;  /* the kind's own (a text trace's decoder) */
 };
-
-enum { TASK_NONE, TASK_NEWTASK, TASK_RENAME, TASK_EXEC, TASK_EXIT };
 
 /* What the event object (a reused Lua table, event.c) shows. */
 struct ltap_event_ud {
@@ -58,6 +83,17 @@ struct ltap_event_ud {
 	/* what the table holds now, so unchanged fields are not stored again */
 	struct ltap_evdesc *last_desc; /* NULL: the table is empty */
 	int last_tid, last_cpu;
+};
+
+/* An input that names events its own way (a text trace: text.c). NULL in
+ * ctx->face: probe() resolves through the catalog. */
+struct ltap_face {
+	/* probe(SPEC, FILTER, FN) at stack index fn; raises on a bad spec */
+	void (*probe)(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn);
+	/* after the load phase, before the sources attach: 0 or -1 (logged) */
+	int (*attach)(struct ltap_ctx *ctx);
+	/* frees the face's state (after the catalog) */
+	void (*close)(struct ltap_ctx *ctx);
 };
 
 struct ltap_options {
@@ -91,23 +127,21 @@ struct ltap_memory {
 /* Why the script's run ends from inside (ctx->ending). */
 enum { LTAP_END_NONE, LTAP_END_EXIT, LTAP_END_MEMORY };
 
+#define LTAP_MAX_SOURCES 2 /* a live run's tracefs and perf rings; a replay's file */
+
 struct ltap_ctx {
 	lua_State *L;
 	struct ltap_options opt;
 	struct ltap_memory mem;
 	struct ltap_catalog *cat;
-	struct ltap_instance *inst;
 	struct ltap_uprobes *uprobes; /* made at load time, removed in ltap_ctx_free */
 	struct ltap_counter_ud *counters; /* counter() declarations, opened at attach */
-	struct ltap_replay *replay;   /* --input FILE: a trace.dat */
-	int text_mode;                /* --input FILE is trace / trace_pipe text */
-	struct ltap_textmode *tm;     /* its state (text.c) */
-	struct ltap_recorder *recorder; /* --record */
-	int64_t record_offset;
-	struct ltap_tpsrc *src;
+	struct ltap_source *sources[LTAP_MAX_SOURCES]; /* where the events come from (source.h) */
+	int nsources;
+	const struct ltap_face *face; /* the input's own names for events (text.c), or NULL */
+	struct ltap_textmode *text;   /* text.c's state */
 	struct ltap_loop *loop;
 	struct ltap_proc *proc;
-	struct ltap_sampler *sampler; /* perf rings: probes with stacks, profiles */
 	struct ltap_symbols *syms;    /* made on the first symbol lookup */
 	struct ltap_metrics *metrics; /* metrics.*() declarations and the --serve endpoint */
 	int nprofiles;
@@ -134,6 +168,9 @@ struct ltap_ctx {
 	int usage;          /* it was a usage error (ltap.usage_error): ltap exits 2 */
 	int exit_called, exit_code; /* exit_code -1: exit() without a code */
 	int ending;         /* LTAP_END_*: os.exit() or the memory limit; no Lua runs again */
+	/* a script error in a call, when the run goes on for it (serving:
+	 * metrics.c counts it); 1 when forgiven */
+	int (*forgive)(struct ltap_ctx *ctx, const char *msg);
 
 	/* signal state, written by the SIGINT handler */
 	volatile int sigints;
@@ -154,9 +191,13 @@ struct ltap_ctx {
 #define LTAP_TIMER_DURATION (-1)
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
-struct ltap_ctx *ltap_ctx_get(lua_State *L);
-void ltap_ctx_push_slots(lua_State *L, struct ltap_ctx *ctx);
+/* The context of L's state (kept in its extra space: no lookup). */
+static inline struct ltap_ctx *ltap_ctx_get(lua_State *L)
+{
+	return *(struct ltap_ctx **)lua_getextraspace(L);
+}
 
+/* ctx.c: a run from start to end. */
 /* Creates the Lua state with the stdlib and ltap's functions. */
 struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt);
 void ltap_ctx_free(struct ltap_ctx *ctx);
@@ -166,42 +207,91 @@ int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char
 /* Attaches, runs to the end, runs end hooks, detaches. Returns the exit code. */
 int ltap_ctx_run(struct ltap_ctx *ctx);
 
+/* api.c: the Lua face, in one table */
+void ltap_open_api(lua_State *L, struct ltap_ctx *ctx);
+/* luaaux.c: liolib's createmeta: metatable name (pushed) with metameth,
+ * and meth as its __index */
+void ltap_newmeta(lua_State *L, const char *name, const luaL_Reg *metameth, const luaL_Reg *meth);
+/* v as a Lua integer when it is one (counts print as 38, not 38.0) */
+void ltap_push_exact(lua_State *L, double v);
+
 /* call.c: every handler, timer and hook goes through here. */
 int ltap_call(struct ltap_ctx *ctx, int nargs, int nres);
 /* ends the run from inside a call (os.exit, the memory limit): the script
  * raises at its next instruction, through any pcall, and runs no more */
 void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, int why);
+/* async-signal-safe: the running call is interrupted within count
+ * instructions if it is still running after the grace period */
+void ltap_call_interrupt(struct ltap_ctx *ctx, int count);
 /* pushes the traceback message handler; returns its stack index */
 int ltap_push_msghandler(lua_State *L);
 void ltap_report_flush(struct ltap_ctx *ctx);
+
+/* signals.c */
 /* runs the script's SIGINT handler for the signals that came; 1 when the run ends */
 int ltap_interrupt_dispatch(struct ltap_ctx *ctx);
 void ltap_signals_install(struct ltap_ctx *ctx);
 void ltap_signals_restore(void);
 
-/* probe.c */
-void ltap_open_probe(lua_State *L);
-/* a descriptor at event id (a tracepoint's, or a profile's own) */
-struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id);
-/* declares a probe of d with the handler at stack index fn */
-struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
-				  const char *filter);
+/* desc.c: the registry of descriptors and probes */
+void ltap_open_desc(lua_State *L, struct ltap_ctx *ctx);
+/* a bare descriptor of kind ops at event id (raises when out of memory) */
+struct ltap_evdesc *ltap_desc_new(lua_State *L, struct ltap_ctx *ctx, int id, const struct ltap_desc_ops *ops);
+/* a descriptor at id with ev's fields, name and field tables */
+struct ltap_evdesc *ltap_desc_event(lua_State *L, struct ltap_ctx *ctx, int id, struct tep_event *ev,
+				    const struct ltap_desc_ops *ops);
+/* a descriptor at id without fields, called name */
+struct ltap_evdesc *ltap_desc_synthetic(lua_State *L, struct ltap_ctx *ctx, int id, const char *name,
+					const struct ltap_desc_ops *ops);
+/* ev's descriptor (a raw one, made the first time) */
+struct ltap_evdesc *ltap_desc_of(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev);
+/* the descriptor at id, or NULL */
+struct ltap_evdesc *ltap_desc_at(struct ltap_ctx *ctx, int id);
 /* the function at stack index fn as a handler; returns its index */
 int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn);
 /* a probe of d calling handler; NULL when out of memory */
 struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
 				 const char *where);
-/* d takes ev's fields, name and field table */
-void ltap_desc_set_event(lua_State *L, struct ltap_evdesc *d, struct tep_event *ev);
-/* Each filtered probe of d whose filter is not exactly kernel (the filter
- * the kernel applies to d, NULL for none) gets it applied in user space
- * (filter.c); 0, or -1 with a logged reason naming the probe. */
-int ltap_probe_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
+/* declares a probe of d with the handler at stack index fn (raises) */
+struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
+				  const char *filter);
+/* with probes declared: descriptors for the task events ltap follows
+ * names through (tasks.h), made in a protected call; 0 or -1 */
+int ltap_desc_follow_tasks(struct ltap_ctx *ctx);
+/* what the sources are to do: an event per descriptor, with the kernel
+ * filter of its probes; the number, or -ENOMEM */
+struct ltap_source_event;
+int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out);
+void ltap_desc_plan_free(struct ltap_source_event *evs, int n);
+/* after the sources attached: each filtered probe whose filter the kernel
+ * does not apply as it is gets it applied in user space (filter.c);
+ * 0, or -1 with a logged reason naming the probe */
+int ltap_desc_plan_filters(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n);
+/* the same for d, the kernel applying kernel (NULL: no filter) */
+int ltap_desc_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
+void ltap_descs_free(struct ltap_ctx *ctx);
+
+/* kinds.c: the kinds of raw and synthetic records */
+extern const struct ltap_desc_ops ltap_kind_raw, ltap_kind_task, ltap_kind_synthetic;
+/* pushes field f of the raw record rec (nil beyond its end) */
+void ltap_push_raw_field(lua_State *L, const struct ltap_rec *rec, const struct tep_format_field *f);
+
+/* dispatch.c: the loop's event hooks */
+/* pushes the fixed slots the per-event path reaches without lookups, on
+ * an empty stack (the main one, or a thread for a nested drain) */
+void ltap_dispatch_slots(lua_State *L, struct ltap_ctx *ctx);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
 /* whether a handler would have taken r (loop.h's skip hook) */
 int ltap_skip_event(void *ud, const struct ltap_rec *r);
-int ltap_probes_attach(struct ltap_ctx *ctx);
-void ltap_probes_free(struct ltap_ctx *ctx);
+
+/* run.c: run control */
+void ltap_open_run(lua_State *L, struct ltap_ctx *ctx);
+/* runs the hooks registered under name ("ltap.begin" or "ltap.finish"); 0 or -1 */
+int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
+/* a command pid waits at a start gate from now on: the run's events of it
+ * count from its exec (gate.h), and a recording says so */
+void ltap_run_hold(struct ltap_ctx *ctx, int pid);
+
 /* event.c */
 void ltap_open_event(lua_State *L, struct ltap_ctx *ctx);
 /* d's name tables: fields_ref (e.X) and args_ref (e.args.X) */
@@ -212,47 +302,22 @@ void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct l
 void ltap_event_clear(struct ltap_ctx *ctx);
 void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
 /* timer.c */
-void ltap_open_timer(lua_State *L);
+void ltap_open_timer(lua_State *L, struct ltap_ctx *ctx);
 int ltap_dispatch_timer(void *ud, int id, uint64_t at);
 int ltap_timers_attach(struct ltap_ctx *ctx);
 /* warns of every() timers that missed ticks (the loop fell behind) */
 void ltap_timers_report(struct ltap_ctx *ctx);
-/* runs the hooks registered under name ("begin" or "finish"); 0 or -1 */
-int ltap_run_hooks(struct ltap_ctx *ctx, const char *name);
 /* counter.c */
-void ltap_open_counter(lua_State *L);
+void ltap_open_counter(lua_State *L, struct ltap_ctx *ctx);
 int ltap_counters_attach(struct ltap_ctx *ctx);
 void ltap_counters_detach(struct ltap_ctx *ctx);
-/* session.c: --input and --record */
-int ltap_session_replay_open(struct ltap_ctx *ctx);
-int ltap_session_replay_attach(struct ltap_ctx *ctx);
-void ltap_session_replay_run(struct ltap_ctx *ctx);
-int ltap_session_record_start(struct ltap_ctx *ctx, int64_t offset);
-void ltap_session_record_mark(struct ltap_ctx *ctx, const char *what, uint64_t ns);
-int ltap_session_record_finish(struct ltap_ctx *ctx);
-void ltap_session_close(struct ltap_ctx *ctx);
-/* text.c: --input of trace / trace_pipe text */
+/* text.c: --input of trace / trace_pipe text: its source, catalog and face */
 int ltap_text_open(struct ltap_ctx *ctx);
-void ltap_text_probe(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn);
-int ltap_text_attach(struct ltap_ctx *ctx);
-void ltap_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r);
-/* the raw record a text event stands for, decoded once per event through
- * its local format; *present (when asked) has bit i for own field i found */
-const struct ltap_rec *ltap_text_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r,
-					uint64_t *present);
-void ltap_text_report(struct ltap_ctx *ctx);
-/* errno of the read that ended a text input early, or 0 */
-int ltap_text_read_error(struct ltap_ctx *ctx);
-void ltap_text_close(struct ltap_ctx *ctx);
 /* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
 int ltap_is_uprobe_spec(const char *spec);
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);
-void ltap_open_uprobe(lua_State *L);
-/* stats.c, names.c */
-void ltap_open_stats(lua_State *L);
-/* v as a Lua integer when it is one (counts print as 38, not 38.0) */
-void ltap_push_exact(lua_State *L, double v);
-void ltap_open_names(lua_State *L);
+/* stats.c */
+void ltap_open_stats(lua_State *L, struct ltap_ctx *ctx);
 /* stats.c, read by metrics.c (the aggregate's layout stays in stats.c) */
 struct stats;
 struct ltap_stats_shape {
@@ -281,27 +346,18 @@ double ltap_stats_bucket_hi(const struct stats *s, int k);
 void ltap_stats_push_key(lua_State *L, int idx, int i);
 /* metrics.c: metrics.counter/gauge/histogram, --serve, --export-all */
 void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx);
-/* stats() made an aggregate (at idx): --export-all keeps those of the load phase */
-void ltap_metrics_stats_new(lua_State *L, int idx);
 /* binds the --serve address (before anything is attached); 0 or -1 */
 int ltap_metrics_bind(struct ltap_ctx *ctx);
 /* starts answering scrapes from the loop, tracing being on; 0 or -1 */
 int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns);
-/* a script error while serving: counted and shown, not fatal; 1 when forgiven */
-int ltap_metrics_forgive(struct ltap_ctx *ctx, const char *msg);
 void ltap_metrics_free(struct ltap_ctx *ctx);
-/* profile.c: profile(), and the perf rings of a run */
-void ltap_open_profile(lua_State *L);
-int ltap_sampler_attach(struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
 enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME };
-void ltap_open_stack(lua_State *L);
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
 /* memory.c: the Lua state, its allocator with the limit, the limit's message */
 lua_State *ltap_memory_state(struct ltap_ctx *ctx);
-void ltap_memory_report(struct ltap_ctx *ctx);
 /* options.c: an options table's keys and value types against spec (ended
  * by {NULL}); raises "what: unknown option 'x' (options: ...)" at the caller */
 struct ltap_optspec {
@@ -313,10 +369,10 @@ void ltap_check_options(lua_State *L, int idx, const char *what, const struct lt
 int ltap_usage_error(lua_State *L, const char *fmt, ...);
 /* the value at idx is a usage error: logs it, returns 1; else 0 */
 int ltap_usage_report(lua_State *L, int idx);
-void ltap_open_options(lua_State *L);
+void ltap_open_options(lua_State *L, struct ltap_ctx *ctx);
 /* command.c: c from the string or argument vector at idx; raises "fname: ..." */
 void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);
 /* embedded.c */
-void ltap_open_embedded(lua_State *L);
+void ltap_open_embedded(lua_State *L, struct ltap_ctx *ctx);
 
 #endif

@@ -52,8 +52,9 @@ static int embedded_loader(lua_State *L)
 	return 1;
 }
 
-void ltap_open_embedded(lua_State *L)
+void ltap_open_embedded(lua_State *L, struct ltap_ctx *ctx)
 {
+	(void)ctx;
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (const struct ltap_embedded *e = ltap_embedded; e->name; e++) {
 		if (e->kind != LTAP_EMBED_STDLIB)

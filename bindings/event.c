@@ -21,9 +21,7 @@
 
 #include "catalog.h"
 #include "proc.h"
-#include "src_text.h"
 
-#include <errno.h>
 #include <event-parse.h>
 #include <lauxlib.h>
 #include <limits.h>
@@ -86,9 +84,8 @@ void ltap_event_fields_tables(lua_State *L, struct ltap_evdesc *d)
 
 static int event_tid(const struct ltap_event_ud *e)
 {
-	const struct tep_format_field *f = e->desc->common_pid;
 	int32_t tid;
-	memcpy(&tid, (const char *)e->rec->data + f->offset, sizeof tid);
+	memcpy(&tid, (const char *)e->rec->data + e->desc->tid_off, sizeof tid);
 	return tid;
 }
 
@@ -104,63 +101,6 @@ static void event_push_comm(lua_State *L, struct ltap_event_ud *e, int tid, int 
 	lua_rawseti(L, comms, tid);
 }
 
-static void event_push_field(lua_State *L, const struct ltap_rec *rec, struct tep_format_field *f)
-{
-	const char *data = rec->data;
-	int size = rec->size;
-	unsigned long flags = f->flags;
-
-	if (f->offset + f->size > size) {
-		lua_pushnil(L);
-		return;
-	}
-	if (flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t loc;
-		unsigned off, len;
-		memcpy(&loc, data + f->offset, sizeof loc);
-		off = loc & 0xffff;
-		len = loc >> 16;
-		if (flags & TEP_FIELD_IS_RELATIVE)
-			off += (unsigned)(f->offset + f->size);
-		if (off + len > (unsigned)size)
-			len = off < (unsigned)size ? (unsigned)size - off : 0;
-		if (flags & TEP_FIELD_IS_STRING || strncmp(f->type, "__data_loc char", 15) == 0)
-			lua_pushlstring(L, data + off, strnlen(data + off, len));
-		else
-			lua_pushlstring(L, data + off, len);
-		return;
-	}
-	if (flags & TEP_FIELD_IS_ARRAY) {
-		/* char buf[] at the end (ftrace:print): the rest of the record */
-		size_t len = f->size ? (size_t)f->size : (size_t)(size - f->offset);
-		if (flags & TEP_FIELD_IS_STRING || strncmp(f->type, "char", 4) == 0 ||
-		    strncmp(f->type, "const char", 10) == 0) {
-			lua_pushlstring(L, data + f->offset, strnlen(data + f->offset, len));
-			return;
-		}
-		unsigned es = f->elementsize ? f->elementsize : 1;
-		unsigned n = f->arraylen ? f->arraylen : (unsigned)f->size / es;
-		lua_createtable(L, (int)n, 0);
-		for (unsigned i = 0; i < n; i++) {
-			unsigned long long v = tep_read_number(f->event->tep, data + f->offset + i * es, (int)es);
-			lua_pushinteger(L, (lua_Integer)v);
-			lua_rawseti(L, -2, (lua_Integer)i + 1);
-		}
-		return;
-	}
-	{
-		unsigned long long v = tep_read_number(f->event->tep, data + f->offset, f->size);
-		if (flags & TEP_FIELD_IS_SIGNED) {
-			switch (f->size) {
-			case 1: lua_pushinteger(L, (int8_t)v); return;
-			case 2: lua_pushinteger(L, (int16_t)v); return;
-			case 4: lua_pushinteger(L, (int32_t)v); return;
-			}
-		}
-		lua_pushinteger(L, (lua_Integer)v);
-	}
-}
-
 static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
 {
 	switch (code) {
@@ -174,57 +114,8 @@ static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
 	case F_STACK: case F_KSTACK: case F_USTACK: case F_FOLDED: case F_FRAME:
 		lua_pushvalue(L, lua_upvalueindex(4 + F_STACK - code));
 		break;
-	default: event_push_field(L, e->rec, e->desc->fields[code - 1]); break;
+	default: e->desc->ops->field(L, e, code - 1); break;
 	}
-}
-
-/* a key=value field of a text trace's line: integers (decimal, 0x hex) as
- * integers, anything else as the string printed; nil when absent */
-static int event_push_text_value(lua_State *L, const char *v)
-{
-	char *end;
-	long long n;
-
-	if (!v)
-		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 0);
-	if (*v && !*end && !errno)
-		lua_pushinteger(L, (lua_Integer)n);
-	else
-		lua_pushstring(L, v);
-	return 1;
-}
-
-static int event_text_field(lua_State *L, struct ltap_event_ud *e)
-{
-	struct ltap_textrec *r = (struct ltap_textrec *)e->rec->data; /* its fields are cut on first use */
-	const char *key = lua_tostring(L, 2);
-
-	if (key && event_push_text_value(L, ltap_textrec_field(r, key)))
-		return 1;
-	luaL_where(L, 1);
-	lua_pushfstring(L, "%s at line %d has no field '%s' (fields:", r->event, (int)r->line,
-			luaL_tolstring(L, 2, NULL));
-	lua_remove(L, -2);
-	for (int i = 0; i < r->nfields; i++)
-		lua_pushfstring(L, "%s %s", i ? "," : "", r->fields[i].key);
-	lua_pushliteral(L, ")");
-	lua_concat(L, r->nfields + 3);
-	return lua_error(L);
-}
-
-/* A format field of a text trace's event: from the record the line stands
- * for; nil when the line does not print it. */
-static void event_push_text_field(lua_State *L, struct ltap_event_ud *e, int code)
-{
-	uint64_t present;
-	const struct ltap_rec *rec = ltap_text_record(e->ctx, e->desc, e->rec, &present);
-
-	if (code - 1 < 64 && !(present >> (code - 1) & 1))
-		lua_pushnil(L);
-	else
-		event_push_field(L, rec, e->desc->fields[code - 1]);
 }
 
 /* Raises "EV has no field 'KEY' (fields: ...)" at the script's line; the
@@ -263,6 +154,15 @@ static int event_code(lua_State *L, int ref)
 	return lua_rawget(L, -2) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
 }
 
+/* A key that is none of the format's fields: the kind's own (a text
+ * line's key=value), or the error listing the fields. */
+static int event_other(lua_State *L, struct ltap_event_ud *e, int args)
+{
+	if (e->desc->ops->pairs)
+		return e->desc->ops->pairs(L, e, luaL_tolstring(L, 2, NULL));
+	return event_no_field(L, e, args);
+}
+
 /* Only keys absent from the table get here: format fields and methods. */
 static int event_index(lua_State *L)
 {
@@ -270,11 +170,8 @@ static int event_index(lua_State *L)
 	int code = event_code(L, e->desc->fields_ref);
 
 	if (!code)
-		return e->desc->text ? event_text_field(L, e) : event_no_field(L, e, 0);
-	if (code > 0 && e->desc->text)
-		event_push_text_field(L, e, code);
-	else
-		event_push_code(L, e, code);
+		return event_other(L, e, 0);
+	event_push_code(L, e, code);
 	return 1;
 }
 
@@ -285,11 +182,8 @@ static int event_args_index(lua_State *L)
 	int code = event_code(L, e->desc->args_ref);
 
 	if (!code)
-		return e->desc->text ? event_text_field(L, e) : event_no_field(L, e, 1);
-	if (e->desc->text)
-		event_push_text_field(L, e, code);
-	else
-		event_push_field(L, e->rec, e->desc->fields[code - 1]);
+		return event_other(L, e, 1);
+	e->desc->ops->field(L, e, code - 1);
 	return 1;
 }
 
@@ -328,20 +222,11 @@ static int event_copy(lua_State *L)
 		lua_setfield(L, -2, event_common[-code - 1].name);
 	}
 	lua_createtable(L, 0, e->desc->nfields); /* copy args */
-	if (e->desc->text) {
-		/* the line's key=value pairs, then the fields its format types */
-		struct ltap_textrec *r = (struct ltap_textrec *)e->rec->data;
-		ltap_textrec_parse(r);
-		for (int i = 0; i < r->nfields; i++) {
-			event_push_text_value(L, r->fields[i].value);
-			lua_setfield(L, -2, r->fields[i].key);
-		}
-	}
+	/* the kind's own keys (a text line's key=value), then the format's fields */
+	if (e->desc->ops->pairs)
+		e->desc->ops->pairs(L, e, NULL);
 	for (int i = 0; i < e->desc->nfields; i++) {
-		if (e->desc->text)
-			event_push_text_field(L, e, i + 1);
-		else
-			event_push_field(L, e->rec, e->desc->fields[i]);
+		e->desc->ops->field(L, e, i);
 		lua_setfield(L, -2, e->desc->fields[i]->name);
 	}
 	/* the fields e.X reads too */
@@ -364,38 +249,15 @@ static int event_newindex(lua_State *L)
 	return luaL_error(L, "events are read-only (copy it with e:copy() to change it)");
 }
 
-/* The kernel's own rendering through the event's print format. */
+/* tostring(e): the kernel's rendering, or what the kind has instead. */
 static int event_tostring(lua_State *L)
 {
 	struct ltap_event_ud *e = event_state(L);
-	struct trace_seq s;
-	struct tep_record rec;
 
-	if (!e->rec) {
+	if (!e->rec)
 		lua_pushliteral(L, "ltap.event (outside its handler)");
-		return 1;
-	}
-	if (e->desc->text) {
-		const struct ltap_textrec *r = e->rec->data;
-		lua_pushfstring(L, "%s: %s", r->event, r->info);
-		return 1;
-	}
-	if (!e->desc->ev) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, e->desc->name_ref);
-		lua_pushfstring(L, "%s: cpu=%d tid=%d", lua_tostring(L, -1), e->rec->cpu, event_tid(e));
-		return 1;
-	}
-	memset(&rec, 0, sizeof rec);
-	rec.ts = e->rec->ts;
-	rec.cpu = e->rec->cpu;
-	rec.size = e->rec->size;
-	rec.data = (void *)e->rec->data;
-	trace_seq_init(&s);
-	trace_seq_printf(&s, "%s: ", e->desc->ev->name);
-	tep_print_event(e->desc->ev->tep, &s, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&s);
-	lua_pushstring(L, s.buffer);
-	trace_seq_destroy(&s);
+	else
+		e->desc->ops->tostring(L, e);
 	return 1;
 }
 

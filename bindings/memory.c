@@ -23,10 +23,14 @@
 #define MEMORY_SHARE 4              /* by default a quarter of what the process may take */
 #define MEMORY_MIN (16u << 20)      /* less cannot even load the stdlib */
 
+static void memory_report(struct ltap_ctx *ctx);
+
+/* The script is over its limit: said once, and the run ends. */
 static void memory_over(struct ltap_ctx *ctx)
 {
 	ctx->mem.hit = 1;
 	ctx->mem.pending = 0;
+	memory_report(ctx);
 	ltap_call_end(ctx, ctx->L, LTAP_END_MEMORY);
 }
 
@@ -99,7 +103,7 @@ lua_State *ltap_memory_state(struct ltap_ctx *ctx)
 	return L;
 }
 
-void ltap_memory_report(struct ltap_ctx *ctx)
+static void memory_report(struct ltap_ctx *ctx)
 {
 	char limit[32], why[96] = "";
 

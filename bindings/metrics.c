@@ -21,8 +21,7 @@
 #include "expo.h"
 #include "log.h"
 #include "serve.h"
-#include "src_sampler.h"
-#include "src_tracepoint.h"
+#include "source.h"
 
 #include <lauxlib.h>
 #include <math.h>
@@ -65,7 +64,6 @@ struct ltap_metrics {
 	uint64_t attach_ns;
 	double start_unix;
 	uint64_t handler_errors, suppressed, last_summary;
-	lua_Integer nmade;   /* --export-all: aggregates made while loading */
 	int errors_shown;
 	struct ltap_expo x;  /* the rendering in progress */
 };
@@ -631,34 +629,56 @@ static void own_gauge(struct ltap_expo *x, const char *name, const char *help, d
 	own_sample(x, name, NULL, NULL, val);
 }
 
-/* events read and lost per CPU, from the kernel's ring stats (free per
- * event); a run of perf rings alone (profiles, stacks) has only its losses */
+enum { OWN_CPUS = 1024 };
+
+struct own_counts {
+	uint64_t read[OWN_CPUS], lost[OWN_CPUS];
+	unsigned char seen[OWN_CPUS], reads[OWN_CPUS];
+};
+
+static void own_count(void *ud, const struct ltap_source *s, const struct ltap_stream *st,
+		      const struct ltap_source_counts *c)
+{
+	struct own_counts *o = ud;
+
+	(void)s;
+	if (st->cpu < 0 || st->cpu >= OWN_CPUS)
+		return;
+	o->seen[st->cpu] = 1;
+	o->reads[st->cpu] |= (unsigned char)c->counts_read;
+	o->read[st->cpu] += c->read;
+	o->lost[st->cpu] += c->lost;
+}
+
+/* a counter family of a sample per CPU that has one (has[cpu]) */
+static void own_percpu(struct ltap_expo *x, const char *name, const char *help, const uint64_t *v,
+		       const unsigned char *has)
+{
+	char total[96], cpu[16], val[32];
+
+	ltap_expo_family(x, name, LTAP_EXPO_COUNTER, help);
+	snprintf(total, sizeof total, "%s_total", name);
+	for (int i = 0; i < OWN_CPUS; i++) {
+		if (!has[i])
+			continue;
+		snprintf(cpu, sizeof cpu, "%d", i);
+		ltap_expo_int(val, (int64_t)v[i]);
+		own_sample(x, total, "cpu", cpu, val);
+	}
+}
+
+/* events read and lost per CPU, by the sources' own counts (source.h's
+ * one reader: the ring stats, free per event); a run of perf rings alone
+ * (profiles, stacks) has only its losses */
 static void own_events(struct ltap_ctx *ctx, struct ltap_expo *x)
 {
-	struct ltap_stream **ss, **ps;
-	int n = ctx->src ? ltap_tpsrc_streams(ctx->src, &ss) : 0;
-	int np = ctx->sampler ? ltap_sampler_streams(ctx->sampler, &ps) : 0;
-	char cpu[16], val[32];
+	struct own_counts o;
 
-	ltap_expo_family(x, "ltap_events_read", LTAP_EXPO_COUNTER,
-			 "Events ltap read from the kernel's ftrace ring, per CPU (the ring's own count)");
-	for (int i = 0; i < n; i++) {
-		snprintf(cpu, sizeof cpu, "%d", ss[i]->cpu);
-		ltap_expo_int(val, (int64_t)ltap_tpsrc_read_events(ctx->src, i));
-		own_sample(x, "ltap_events_read_total", "cpu", cpu, val);
-	}
-	ltap_expo_family(x, "ltap_events_lost", LTAP_EXPO_COUNTER,
-			 "Events the kernel dropped because a ring was full, per CPU");
-	for (int i = 0; i < (n ? n : np); i++) {
-		int c = n ? ss[i]->cpu : ps[i]->cpu;
-		uint64_t lost = n ? ltap_tpsrc_dropped(ctx->src, i) : 0;
-		for (int j = 0; j < np; j++)
-			if (ps[j]->cpu == c)
-				lost += ps[j]->lost;
-		snprintf(cpu, sizeof cpu, "%d", c);
-		ltap_expo_int(val, (int64_t)lost);
-		own_sample(x, "ltap_events_lost_total", "cpu", cpu, val);
-	}
+	memset(&o, 0, sizeof o);
+	ltap_sources_counts(ctx->sources, ctx->nsources, own_count, &o);
+	own_percpu(x, "ltap_events_read", "Events ltap read from the kernel's ftrace ring, per CPU (the ring's own count)",
+		   o.read, o.reads);
+	own_percpu(x, "ltap_events_lost", "Events the kernel dropped because a ring was full, per CPU", o.lost, o.seen);
 }
 
 static void own_per_metric(struct ltap_metrics *ms, struct ltap_expo *x, lua_State *L)
@@ -820,18 +840,6 @@ static int metrics_render_lua(lua_State *L)
 
 /* ------------------------------------------------------- --export-all */
 
-void ltap_metrics_stats_new(lua_State *L, int idx)
-{
-	struct ltap_ctx *ctx = ltap_ctx_get(L);
-
-	if (!ctx || !ctx->opt.export_all || ctx->running)
-		return;
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.export_all");
-	lua_pushvalue(L, idx);
-	lua_rawseti(L, -2, ++ctx->metrics->nmade);
-	lua_pop(L, 1);
-}
-
 /* names[aggregate] = the variable holding it: a global, or an upvalue of a
  * function the run keeps (handlers, timers, hooks) or of one those hold */
 static void name_upvalues(lua_State *L, int names, int seen, int fn, int depth)
@@ -961,7 +969,9 @@ static int export_all_protected(lua_State *L)
 	lua_newtable(L);
 	names = lua_gettop(L);
 	export_names(L, names);
-	n = ms->nmade;
+	lua_getfield(L, list, "n"); /* stats.c lists them there */
+	n = lua_tointeger(L, -1);
+	lua_pop(L, 1);
 	for (lua_Integer i = 1; i <= n; i++) {
 		struct ltap_stats_shape sh;
 		struct metric *m;
@@ -1021,20 +1031,9 @@ int ltap_metrics_bind(struct ltap_ctx *ctx)
 	return ms->server ? 0 : -1;
 }
 
-int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns)
-{
-	struct ltap_metrics *ms = ctx->metrics;
-
-	ms->attach_ns = attach_ns;
-	if (!ms->server)
-		return 0;
-	if (ltap_server_attach(ms->server, ctx->loop))
-		return -1;
-	ltap_info("serving on %s (GET /metrics)", ltap_server_address(ms->server));
-	return 0;
-}
-
-int ltap_metrics_forgive(struct ltap_ctx *ctx, const char *msg)
+/* ctx->forgive while serving: a script error is counted and shown, not
+ * fatal; 1 when forgiven */
+static int metrics_forgive(struct ltap_ctx *ctx, const char *msg)
 {
 	struct ltap_metrics *ms = ctx->metrics;
 	uint64_t now;
@@ -1059,6 +1058,21 @@ int ltap_metrics_forgive(struct ltap_ctx *ctx, const char *msg)
 	}
 	return 1;
 }
+
+int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns)
+{
+	struct ltap_metrics *ms = ctx->metrics;
+
+	ms->attach_ns = attach_ns;
+	if (!ms->server)
+		return 0;
+	if (ltap_server_attach(ms->server, ctx->loop))
+		return -1;
+	ctx->forgive = metrics_forgive;
+	ltap_info("serving on %s (GET /metrics)", ltap_server_address(ms->server));
+	return 0;
+}
+
 
 void ltap_metrics_free(struct ltap_ctx *ctx)
 {

@@ -102,7 +102,7 @@ static int options_cmp(const void *a, const void *b)
 /* ltap.check_options(T, SPEC, WHAT, [LEVEL]): T's keys against SPEC (name ->
  * types); an error at LEVEL (default 2: the caller of the function whose
  * options T are). T nil is no options. */
-static int options_lua(lua_State *L)
+int options_lua(lua_State *L)
 {
 	struct ltap_optspec spec[OPTIONS_MAX];
 	const char *what = luaL_checkstring(L, 3);
@@ -163,14 +163,14 @@ static int usage_tostring(lua_State *L)
 }
 
 /* ltap.usage_error(MSG): raises MSG as a usage error (see above). */
-static int options_usage_error(lua_State *L)
+int options_usage_error(lua_State *L)
 {
 	return ltap_usage_error(L, "%s", luaL_checkstring(L, 1));
 }
 
 /* ltap.parse_size(V) -> bytes: V a number of bytes, or a string with a unit
  * (K M G T, powers of 1024), as -b takes it; nil, msg if it is not one. */
-static int options_parse_size(lua_State *L)
+int options_parse_size(lua_State *L)
 {
 	int t = lua_type(L, 1);
 	const char *s = luaL_tolstring(L, 1, NULL);
@@ -185,20 +185,12 @@ static int options_parse_size(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg options_funcs[] = {
-	{"check_options", options_lua},
-	{"usage_error", options_usage_error},
-	{"parse_size", options_parse_size},
-	{NULL, NULL},
-};
-
-void ltap_open_options(lua_State *L)
+/* the type of usage errors, for luaL_testudata and tostring */
+void ltap_open_options(lua_State *L, struct ltap_ctx *ctx)
 {
+	(void)ctx;
 	luaL_newmetatable(L, USAGE_TYPE);
 	lua_pushcfunction(L, usage_tostring);
 	lua_setfield(L, -2, "__tostring");
 	lua_pop(L, 1); /* the metatable */
-	lua_getglobal(L, "ltap");
-	luaL_setfuncs(L, options_funcs, 0);
-	lua_pop(L, 1);
 }

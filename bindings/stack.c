@@ -161,7 +161,7 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
  * (kernel addresses need none). name and offset are nil where no symbol
  * covers ADDR but its module (and maybe its source line) is known; nothing
  * at all when not even the module is. */
-static int stack_sym(lua_State *L)
+int stack_sym(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	uint64_t addr = (uint64_t)luaL_checkinteger(L, 1);
@@ -187,7 +187,7 @@ static int stack_sym(lua_State *L)
 
 /* ltap.folded_name(SYM, MODULE, KERNEL): the folded name of a frame, by the
  * rule e:folded() follows (stdlib/folded.lua's frame_name calls it). */
-static int stack_folded_name(lua_State *L)
+int stack_folded_name(lua_State *L)
 {
 	const char *name = luaL_optstring(L, 1, NULL), *module = luaL_optstring(L, 2, NULL);
 	luaL_Buffer b;
@@ -196,20 +196,4 @@ static int stack_folded_name(lua_State *L)
 	stack_add_folded_name(&b, name, module, lua_toboolean(L, 3));
 	luaL_pushresult(&b);
 	return 1;
-}
-
-static const luaL_Reg stack_funcs[] = {
-	{"sym", stack_sym},
-	{NULL, NULL},
-};
-
-void ltap_open_stack(lua_State *L)
-{
-	lua_pushglobaltable(L);
-	luaL_setfuncs(L, stack_funcs, 0);
-	lua_pop(L, 1);
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, stack_folded_name);
-	lua_setfield(L, -2, "folded_name");
-	lua_pop(L, 1);
 }

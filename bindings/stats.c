@@ -497,14 +497,6 @@ static int stats_row(lua_State *L)
 	return 2;
 }
 
-void ltap_push_exact(lua_State *L, double v)
-{
-	if (v == floor(v) && fabs(v) < 9e15)
-		lua_pushinteger(L, (lua_Integer)v);
-	else
-		lua_pushnumber(L, v);
-}
-
 /* a bucket bound: an integer when it is one, so labels read [4K, 8K) */
 static void set_bound(lua_State *L, const char *name, lua_Number v, const char *open_name, int open)
 {
@@ -663,8 +655,31 @@ static int stats_option(lua_State *L, const char *name, const char *const *choic
 	return r;
 }
 
+/* --export-all (metrics.c) exports the aggregates made while the script
+ * loads: each is listed in its registry table, when there is one, the
+ * count in t.n (the table's values are weak: its border means nothing) */
+static void stats_made(lua_State *L, int idx)
+{
+	lua_Integer n;
+
+	if (ltap_ctx_get(L)->running)
+		return;
+	if (lua_getfield(L, LUA_REGISTRYINDEX, "ltap.export_all") != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_getfield(L, -1, "n");
+	n = lua_tointeger(L, -1) + 1;
+	lua_pop(L, 1);
+	lua_pushvalue(L, idx);
+	lua_rawseti(L, -2, n);
+	lua_pushinteger(L, n);
+	lua_setfield(L, -2, "n");
+	lua_pop(L, 1);
+}
+
 /* stats([{hist = "log2" | "linear", min =, max =, step =, max_keys =, full = "error" | "drop"}]) */
-static int stats_new(lua_State *L)
+int stats_new(lua_State *L)
 {
 	static const char *const hists[] = {"none", "log2", "linear", NULL};
 	static const char *const fulls[] = {"error", "drop", NULL};
@@ -713,7 +728,7 @@ static int stats_new(lua_State *L)
 	lua_replace(L, 1);
 	lua_settop(L, 1);
 	stats_reset_tables(L);
-	ltap_metrics_stats_new(L, 1);
+	stats_made(L, 1);
 	return 1;
 }
 
@@ -784,21 +799,17 @@ static const luaL_Reg stats_metameth[] = {
 	{NULL, NULL},
 };
 
-void ltap_open_stats(lua_State *L)
+void ltap_open_stats(lua_State *L, struct ltap_ctx *ctx)
 {
-	luaL_newmetatable(L, STATS_MT);
-	luaL_setfuncs(L, stats_metameth, 0);
-	luaL_newlibtable(L, stats_meth);
-	luaL_setfuncs(L, stats_meth, 0);
+	(void)ctx;
+	ltap_newmeta(L, STATS_MT, stats_metameth, stats_meth);
+	lua_getfield(L, -1, "__index");
 	for (int f = 0; figure_names[f]; f++) {
 		lua_pushinteger(L, f);
 		lua_pushcclosure(L, stats_figure, 1);
 		lua_setfield(L, -2, figure_names[f]);
 	}
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
+	lua_pop(L, 2);
 	lua_pushcfunction(L, stats_new);
-	lua_pushvalue(L, -1);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.stats_new"); /* for metrics.c, whatever the script does to the global */
-	lua_setglobal(L, "stats");
 }

@@ -1,4 +1,5 @@
-/* text.c: --input of the text the kernel prints in trace / trace_pipe.
+/* text.c: the Lua face of a text input (the text the kernel prints in
+ * trace / trace_pipe; the source is runtime/src_text.c).
  *
  * The text names events without their system and prints fields as the
  * event's print format renders them. Where this machine has the event
@@ -6,9 +7,13 @@
  * are turned back into the raw record the kernel would have written
  * (runtime/text_decode.c) on first use, so e.FIELD is typed as in a live
  * run (gfp_flags=GFP_KERNEL is a number), filters apply in user space as
- * the kernel applies them (runtime/filter.c), and e.name is "kmem:mm_page_alloc". Otherwise fields come
- * from the line's key=value pairs. Probes with globs ("kmem:*", "*:*")
- * take every event of the text whose name matches, found as lines come. */
+ * the kernel applies them (runtime/filter.c), and e.name is
+ * "kmem:mm_page_alloc". Otherwise fields come from the line's key=value
+ * pairs. Those are the two kinds of a text event (struct ltap_desc_ops).
+ * Probes with globs ("kmem:*", "*:*") take every event of the text whose
+ * name matches: the source pauses at a name first seen that a glob wants,
+ * and its descriptor is declared here between batches, in a protected
+ * call. */
 #include "ctx.h"
 
 #include "catalog.h"
@@ -25,7 +30,7 @@
 #include <string.h>
 
 #define TEXT_RECORD_MAX 65536
-#define TEXT_NAMES_MAX 4096 /* distinct event names remembered */
+#define TEXT_ID_MAX 65535
 
 struct text_glob {
 	char *sys, *name; /* sys NULL: any system */
@@ -35,12 +40,11 @@ struct text_glob {
 };
 
 struct ltap_textmode {
+	struct ltap_ctx *ctx;
 	struct tep_handle *tep;     /* no formats: the catalog of a text replay */
 	struct ltap_catalog *local; /* this machine's formats, NULL without tracefs */
-	struct ltap_textsrc *src;   /* open from attach on */
-	/* event name -> descriptor id (0: no probe wants it), open addressing */
-	struct { char *name; int id; } *slots;
-	unsigned cap, used;
+	struct ltap_textsrc *src;
+	char **names;               /* id -> the text's name of its event */
 	int next_id;
 	struct text_glob *globs;
 	int nglobs;
@@ -51,84 +55,6 @@ struct ltap_textmode {
 	uint64_t present;
 	char *buf;
 };
-
-static const char *text_no_comm(void *ud, int tid)
-{
-	(void)ud;
-	(void)tid;
-	return NULL; /* a text trace names its tasks itself, line by line */
-}
-
-int ltap_text_open(struct ltap_ctx *ctx)
-{
-	struct ltap_textmode *tm = calloc(1, sizeof *tm);
-
-	ctx->tm = tm;
-	ctx->text_mode = 1;
-	if (!tm)
-		return -1;
-	tm->tep = tep_alloc();
-	tm->cap = 64;
-	tm->slots = calloc(tm->cap, sizeof *tm->slots);
-	tm->buf = malloc(TEXT_RECORD_MAX);
-	ctx->cat = tm->tep ? ltap_catalog_from_tep(tm->tep) : NULL;
-	if (!ctx->cat || !tm->slots || !tm->buf)
-		return -1;
-	/* the local formats type the fields; a machine without tracefs (or a
-	 * user who may not read it) replays with key=value fields only */
-	enum ltap_log_level was = ltap_log_set_verbosity(LTAP_LOG_NONE);
-	tm->local = ltap_catalog_open();
-	ltap_log_set_verbosity(was);
-	if (!tm->local && ctx->opt.verbose)
-		ltap_info("replay: no local tracefs formats: fields come from the text's key=value pairs");
-	ltap_proc_set_lookup(ctx->proc, text_no_comm, NULL);
-	return 0;
-}
-
-static unsigned text_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* the slot of name: its entry, or the empty one where it goes */
-static unsigned text_slot(struct ltap_textmode *tm, const char *name)
-{
-	unsigned i = text_hash(name) & (tm->cap - 1);
-	while (tm->slots[i].name && strcmp(tm->slots[i].name, name) != 0)
-		i = (i + 1) & (tm->cap - 1);
-	return i;
-}
-
-static int text_remember(struct ltap_textmode *tm, const char *name, int id)
-{
-	unsigned i;
-
-	if ((tm->used + 1) * 2 > tm->cap) {
-		unsigned old = tm->cap;
-		__typeof__(tm->slots) os = tm->slots;
-		tm->slots = calloc(old * 2, sizeof *tm->slots);
-		if (!tm->slots) {
-			tm->slots = os;
-			return -1;
-		}
-		tm->cap = old * 2;
-		for (unsigned j = 0; j < old; j++)
-			if (os[j].name)
-				tm->slots[text_slot(tm, os[j].name)] = os[j];
-		free(os);
-	}
-	i = text_slot(tm, name);
-	if (!tm->slots[i].name) {
-		if (!(tm->slots[i].name = strdup(name)))
-			return -1;
-		tm->used++;
-	}
-	tm->slots[i].id = id;
-	return 0;
-}
 
 /* The local event a text name stands for: by "sys:name", or by name alone. */
 static struct tep_event *text_local_event(struct ltap_textmode *tm, const char *sys, const char *name)
@@ -143,37 +69,157 @@ static struct tep_event *text_local_event(struct ltap_textmode *tm, const char *
 	return ltap_catalog_event(tm->local, spec);
 }
 
+static struct ltap_textrec *text_rec(const struct ltap_event_ud *e)
+{
+	return (struct ltap_textrec *)e->rec->data; /* the source's own, parsed lazily */
+}
+
+/* the raw record a line with a local format stands for, decoded once per
+ * event; *present (when asked) has bit i for own field i found */
+static const struct ltap_rec *text_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textrec *t = (struct ltap_textrec *)r->data;
+
+	if (tm->dec_desc != d || tm->dec_line != t->line) {
+		int size = ltap_textdec_record(d->kind_data, t, t->tid, tm->buf, TEXT_RECORD_MAX, &tm->present);
+		tm->dec = *r;
+		tm->dec.data = tm->buf;
+		tm->dec.size = size < 0 ? 0 : size;
+		tm->dec_desc = d;
+		tm->dec_line = t->line;
+	}
+	return &tm->dec;
+}
+
+static const struct ltap_rec *text_kv_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	(void)ctx;
+	(void)d;
+	return r;
+}
+
+/* A format field: from the record the line stands for; nil when the line
+ * does not print it. */
+static void text_field(lua_State *L, struct ltap_event_ud *e, int i)
+{
+	const struct ltap_rec *rec = text_record(e->ctx, e->desc, e->rec);
+
+	if (i < 64 && !(e->ctx->text->present >> i & 1))
+		lua_pushnil(L);
+	else
+		ltap_push_raw_field(L, rec, e->desc->fields[i]);
+}
+
+/* a key=value of the line: integers (decimal, 0x hex) as integers,
+ * anything else as the string printed */
+static void text_push_value(lua_State *L, const char *v)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(v, &end, 0);
+	if (*v && !*end && !errno)
+		lua_pushinteger(L, (lua_Integer)n);
+	else
+		lua_pushstring(L, v);
+}
+
+/* The line's own key=value pairs: the value of key, or every pair into
+ * the table at the top; a key the line lacks raises, naming its pairs. */
+static int text_pairs(lua_State *L, struct ltap_event_ud *e, const char *key)
+{
+	struct ltap_textrec *r = text_rec(e);
+	const char *v;
+
+	if (!key) {
+		ltap_textrec_parse(r);
+		for (int i = 0; i < r->nfields; i++) {
+			text_push_value(L, r->fields[i].value);
+			lua_setfield(L, -2, r->fields[i].key);
+		}
+		return 0;
+	}
+	if ((v = ltap_textrec_field(r, key)) != NULL) {
+		text_push_value(L, v);
+		return 1;
+	}
+	luaL_where(L, 1);
+	lua_pushfstring(L, "%s at line %d has no field '%s' (fields:", r->event, (int)r->line, key);
+	for (int i = 0; i < r->nfields; i++)
+		lua_pushfstring(L, "%s %s", i ? "," : "", r->fields[i].key);
+	lua_pushliteral(L, ")");
+	lua_concat(L, r->nfields + 3);
+	return lua_error(L);
+}
+
+/* tostring(e): the line's own rendering */
+static void text_tostring(lua_State *L, struct ltap_event_ud *e)
+{
+	const struct ltap_textrec *r = text_rec(e);
+	lua_pushfstring(L, "%s: %s", r->event, r->info);
+}
+
+/* The line names its task: the comm and tgid it shows win. */
+static void text_observe(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	const struct ltap_textrec *t = r->data;
+
+	(void)d;
+	if (strncmp(ltap_proc_comm(ctx->proc, t->tid), t->comm, 15) != 0 || t->tgid >= 0) {
+		ltap_proc_update(ctx->proc, t->tid, t->tgid, t->comm);
+		ltap_event_forget_comm(ctx, t->tid);
+	}
+}
+
+static void text_free(struct ltap_evdesc *d)
+{
+	ltap_textdec_free(d->kind_data);
+}
+
+/* an event of the text with this machine's format of it */
+static const struct ltap_desc_ops text_local = {
+	.field = text_field,
+	.pairs = text_pairs,
+	.record = text_record,
+	.tostring = text_tostring,
+	.observe = text_observe,
+	.free = text_free,
+};
+
+/* an event of the text known by its key=value pairs only */
+static const struct ltap_desc_ops text_kv = {
+	.field = text_field, /* it has no format fields */
+	.pairs = text_pairs,
+	.record = text_kv_record,
+	.tostring = text_tostring,
+	.observe = text_observe,
+};
+
 /* A descriptor for text event name; its fields from ev when there is one. */
 static struct ltap_evdesc *text_desc(lua_State *L, struct ltap_ctx *ctx, const char *name, struct tep_event *ev,
 				     const char *shown)
 {
-	static struct tep_format_field text_pid = {.name = "common_pid", .offset = 4, .size = 4};
-	struct ltap_textmode *tm = ctx->tm;
+	struct ltap_textmode *tm = ctx->text;
 	struct ltap_evdesc *d;
-	int id = ++tm->next_id;
+	char **names;
+	int id = tm->next_id + 1;
 
-	if (id > 65535 || text_remember(tm, name, id))
+	if (id > TEXT_ID_MAX || !(names = realloc(tm->names, (size_t)(id + 1) * sizeof *names)))
 		return NULL;
-	d = ltap_desc_new(L, ctx, id);
-	d->text = 1;
-	if (ev) {
-		ltap_desc_set_event(L, d, ev);
-		d->textdec = ltap_textdec_new(ev);
-	} else {
-		d->fields = calloc(1, sizeof *d->fields);
-		ltap_event_fields_tables(L, d);
-		lua_pushstring(L, shown);
-		d->name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-	}
-	/* the line's tid is where the raw record has common_pid */
-	d->common_pid = &text_pid;
+	tm->names = names;
+	if (!(names[id] = strdup(name)))
+		return NULL;
+	tm->next_id = id;
+	if (ltap_textsrc_set_id(tm->src, name, id))
+		return NULL;
+	d = ev ? ltap_desc_event(L, ctx, id, ev, &text_local) : ltap_desc_synthetic(L, ctx, id, shown, &text_kv);
+	if (ev)
+		d->kind_data = ltap_textdec_new(ev);
+	/* the line's tid is where every record keeps common_pid */
+	d->tid_off = LTAP_REC_TID_OFFSET;
 	return d;
-}
-
-static int text_id(struct ltap_textmode *tm, const char *name)
-{
-	unsigned i = text_slot(tm, name);
-	return tm->slots[i].name ? tm->slots[i].id : -1;
 }
 
 /* spec "sys:name", "name", "tracepoint:sys:name": *sys is NULL without one */
@@ -194,9 +240,9 @@ static void text_split(const char *spec, char *buf, size_t len, char **sys, char
 }
 
 /* probe() over a text trace */
-void ltap_text_probe(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn)
+static void text_probe(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn)
 {
-	struct ltap_textmode *tm = ctx->tm;
+	struct ltap_textmode *tm = ctx->text;
 	struct tep_event *ev;
 	struct ltap_evdesc *d;
 	char buf[512], *sys, *name;
@@ -227,8 +273,8 @@ void ltap_text_probe(lua_State *L, struct ltap_ctx *ctx, const char *spec, const
 	if (filter && *filter && !ev)
 		luaL_error(L, "probe %s: a filter over a text trace needs the event's format, and this machine has "
 			   "none for it (test the fields in the handler)", spec);
-	id = text_id(tm, name);
-	d = id > 0 ? ctx->by_id[id] : text_desc(L, ctx, name, ev, spec);
+	id = ltap_textsrc_id(tm->src, name);
+	d = id > 0 ? ltap_desc_at(ctx, id) : text_desc(L, ctx, name, ev, spec);
 	if (!d)
 		luaL_error(L, "probe %s: out of memory", spec);
 	ltap_probe_add(L, ctx, d, fn, filter);
@@ -249,160 +295,98 @@ static int text_glob_match(struct ltap_textmode *tm, const struct text_glob *g, 
 /* The glob probes that take events called name join its descriptor. */
 static int text_add_globs(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *name, struct tep_event *ev)
 {
-	struct ltap_textmode *tm = ctx->tm;
+	struct ltap_textmode *tm = ctx->text;
 
 	for (int i = 0; i < tm->nglobs; i++) {
 		struct text_glob *g = &tm->globs[i];
 		if (!text_glob_match(tm, g, name, &ev))
 			continue;
-		if (g->filter && !d->textdec) {
+		if (g->filter && !d->kind_data) {
 			ltap_warn("%sprobe %s: no local format for %s: its filter cannot apply, the events are skipped",
 				  g->where, g->name, name);
 			continue;
 		}
-		struct ltap_probe *p = ltap_probe_on(ctx, d, g->handler, g->filter, g->where);
-		if (!p)
+		if (!ltap_probe_on(ctx, d, g->handler, g->filter, g->where))
 			return -1;
-		if (g->filter && ltap_probe_user_filters(ctx, d, NULL))
+		if (g->filter && ltap_desc_user_filters(ctx, d, NULL))
 			return -1;
 	}
 	return 0;
 }
 
-/* The id of a line's event; names first seen are matched against the globs. */
-static int text_event_id(void *ud, const char *event)
+/* A name first seen in the text: whether a glob wants it (plain C, as the
+ * source reads lines). */
+static int text_wanted(void *ud, const char *event)
 {
-	struct ltap_ctx *ctx = ud;
-	struct ltap_textmode *tm = ctx->tm;
+	struct ltap_textmode *tm = ud;
 	struct tep_event *ev = NULL;
-	struct ltap_evdesc *d;
-	int id = text_id(tm, event), wanted = 0;
 
-	if (id >= 0)
-		return id;
-	for (int i = 0; i < tm->nglobs && !wanted; i++)
-		wanted = text_glob_match(tm, &tm->globs[i], event, &ev);
-	if (!wanted) {
-		if (tm->used < TEXT_NAMES_MAX)
-			text_remember(tm, event, 0);
+	for (int i = 0; i < tm->nglobs; i++)
+		if (text_glob_match(tm, &tm->globs[i], event, &ev))
+			return 1;
+	return 0;
+}
+
+/* text_declare's Lua work: (tm, name) -> the descriptor's id, or nothing
+ * when its globs' probes could not join it */
+static int text_declare_lua(lua_State *L)
+{
+	struct ltap_textmode *tm = lua_touserdata(L, 1);
+	const char *event = lua_touserdata(L, 2);
+	struct tep_event *ev = text_local_event(tm, NULL, event);
+	struct ltap_evdesc *d = text_desc(L, tm->ctx, event, ev, event);
+
+	if (!d || text_add_globs(tm->ctx, d, event, ev))
 		return 0;
-	}
-	if (!ev)
-		ev = text_local_event(tm, NULL, event);
-	d = text_desc(ctx->L, ctx, event, ev, event);
-	if (!d || text_add_globs(ctx, d, event, ev)) {
+	lua_pushinteger(L, d->id);
+	return 1;
+}
+
+/* Between batches: the descriptor of a name a glob wants, made under
+ * protection (a memory error is the script's failure, not a panic). */
+static int text_declare(void *ud, const char *event)
+{
+	struct ltap_textmode *tm = ud;
+	struct ltap_ctx *ctx = tm->ctx;
+	int id = 0;
+
+	lua_pushcfunction(ctx->L, text_declare_lua);
+	lua_pushlightuserdata(ctx->L, tm);
+	lua_pushlightuserdata(ctx->L, (void *)event);
+	if (ltap_call(ctx, 2, 1) != 0)
+		return 0;
+	id = (int)lua_tointeger(ctx->L, -1);
+	lua_pop(ctx->L, 1);
+	if (!id) {
 		ltap_err("replay: cannot follow event %s", event);
 		ltap_loop_halt(ctx->loop);
 		ctx->failed = 1;
-		return 0;
 	}
-	return d->id;
+	return id;
 }
 
-/* a read of standard input (trace_pipe) interrupted by SIGINT */
-/* A read was interrupted, or an overlong line is being skipped: whether a
- * SIGINT (SIGTERM, SIGHUP) says to stop reading. */
-static int text_signal(void *ud)
+/* After the load phase: the globs join the descriptors declared by name. */
+static int text_attach(struct ltap_ctx *ctx)
 {
-	struct ltap_ctx *ctx = ud;
-	if (!ctx->sigints && !ctx->interrupts_pending)
-		return 0;
-	if (!ctx->on_interrupt)
-		return 1;
-	return ltap_interrupt_dispatch(ctx);
-}
-
-int ltap_text_attach(struct ltap_ctx *ctx)
-{
-	struct ltap_textmode *tm = ctx->tm;
+	struct ltap_textmode *tm = ctx->text;
 
 	for (int id = 1; id <= tm->next_id; id++) {
-		struct ltap_evdesc *d = ctx->by_id[id];
-		unsigned i;
-		if (!d)
-			continue;
-		for (i = 0; i < tm->cap && !(tm->slots[i].name && tm->slots[i].id == id); i++)
-			;
-		if (i < tm->cap && text_add_globs(ctx, d, tm->slots[i].name, d->ev))
-			return -1;
-		if (d->textdec && ltap_probe_user_filters(ctx, d, NULL))
+		struct ltap_evdesc *d = ltap_desc_at(ctx, id);
+		if (d && text_add_globs(ctx, d, tm->names[id], d->ev))
 			return -1;
 	}
-	tm->src = ltap_textsrc_open(ctx->opt.input, text_event_id, ctx);
-	if (!tm->src) {
-		ltap_err("replay: cannot read %s: %s", ctx->opt.input, strerror(errno));
-		return -1;
-	}
-	ltap_textsrc_on_signal(tm->src, text_signal, ctx);
-	ltap_textsrc_start(tm->src);
-	if (ltap_loop_add_stream(ctx->loop, ltap_textsrc_stream(tm->src)))
-		return -1;
-	ctx->start_time = ltap_textsrc_first_ts(tm->src);
-	ctx->trace_now = ctx->start_time;
 	return 0;
 }
 
-/* The line names its task: the comm and tgid it shows win. */
-void ltap_text_event(struct ltap_ctx *ctx, const struct ltap_rec *r)
+static void text_close(struct ltap_ctx *ctx)
 {
-	const struct ltap_textrec *t = r->data;
-	if (strncmp(ltap_proc_comm(ctx->proc, t->tid), t->comm, 15) != 0 || t->tgid >= 0) {
-		ltap_proc_update(ctx->proc, t->tid, t->tgid, t->comm);
-		ltap_event_forget_comm(ctx, t->tid);
-	}
-}
-
-const struct ltap_rec *ltap_text_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r,
-					uint64_t *present)
-{
-	struct ltap_textmode *tm = ctx->tm;
-	struct ltap_textrec *t = (struct ltap_textrec *)r->data; /* the source's own, parsed lazily */
-
-	if (!d->textdec) {
-		if (present)
-			*present = 0;
-		return r;
-	}
-	if (tm->dec_desc != d || tm->dec_line != t->line) {
-		int size = ltap_textdec_record(d->textdec, t, t->tid, tm->buf, TEXT_RECORD_MAX, &tm->present);
-		tm->dec = *r;
-		tm->dec.data = tm->buf;
-		tm->dec.size = size < 0 ? 0 : size;
-		tm->dec_desc = d;
-		tm->dec_line = t->line;
-	}
-	if (present)
-		*present = tm->present;
-	return &tm->dec;
-}
-
-int ltap_text_read_error(struct ltap_ctx *ctx)
-{
-	return ctx->tm && ctx->tm->src ? ltap_textsrc_error(ctx->tm->src) : 0;
-}
-
-void ltap_text_report(struct ltap_ctx *ctx)
-{
-	long first, bad;
-
-	if (!ctx->tm || !ctx->tm->src)
-		return;
-	bad = ltap_textsrc_malformed(ctx->tm->src, &first);
-	if (bad)
-		ltap_warn("replay: %ld line%s of %s %s not an event (the first: line %ld)", bad, bad == 1 ? "" : "s",
-			  ctx->opt.input, bad == 1 ? "is" : "are", first);
-}
-
-void ltap_text_close(struct ltap_ctx *ctx)
-{
-	struct ltap_textmode *tm = ctx->tm;
+	struct ltap_textmode *tm = ctx->text;
 
 	if (!tm)
 		return;
-	ltap_textsrc_close(tm->src);
-	for (unsigned i = 0; tm->slots && i < tm->cap; i++)
-		free(tm->slots[i].name);
-	free(tm->slots);
+	for (int i = 1; i <= tm->next_id; i++)
+		free(tm->names[i]);
+	free(tm->names);
 	for (int i = 0; i < tm->nglobs; i++) {
 		free(tm->globs[i].sys);
 		free(tm->globs[i].name);
@@ -414,5 +398,48 @@ void ltap_text_close(struct ltap_ctx *ctx)
 		tep_free(tm->tep);
 	free(tm->buf);
 	free(tm);
-	ctx->tm = NULL;
+	ctx->text = NULL;
+}
+
+static const struct ltap_face text_face = {
+	.probe = text_probe,
+	.attach = text_attach,
+	.close = text_close,
+};
+
+static const char *text_no_comm(void *ud, int tid)
+{
+	(void)ud;
+	(void)tid;
+	return NULL; /* a text trace names its tasks itself, line by line */
+}
+
+int ltap_text_open(struct ltap_ctx *ctx)
+{
+	struct ltap_textmode *tm = calloc(1, sizeof *tm);
+	struct ltap_textsrc_names names = {text_wanted, text_declare, tm};
+
+	ctx->text = tm;
+	ctx->face = &text_face;
+	if (!tm)
+		return -1;
+	tm->ctx = ctx;
+	tm->tep = tep_alloc();
+	tm->buf = malloc(TEXT_RECORD_MAX);
+	tm->src = ltap_textsrc_new(ctx->opt.input, &names);
+	ctx->cat = tm->tep ? ltap_catalog_from_tep(tm->tep) : NULL;
+	if (!ctx->cat || !tm->src || !tm->buf) {
+		ltap_textsrc_close(tm->src);
+		return -1;
+	}
+	ctx->sources[ctx->nsources++] = ltap_textsrc_source(tm->src);
+	/* the local formats type the fields; a machine without tracefs (or a
+	 * user who may not read it) replays with key=value fields only */
+	enum ltap_log_level was = ltap_log_set_verbosity(LTAP_LOG_NONE);
+	tm->local = ltap_catalog_open();
+	ltap_log_set_verbosity(was);
+	if (!tm->local && ctx->opt.verbose)
+		ltap_info("replay: no local tracefs formats: fields come from the text's key=value pairs");
+	ltap_proc_set_lookup(ctx->proc, text_no_comm, NULL);
+	return 0;
 }

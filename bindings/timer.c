@@ -41,7 +41,7 @@ static uint64_t timer_interval(lua_State *L, int arg)
 /* ltap.parse_duration(V) -> ns: V in seconds (a number), or a string with a
  * unit (ns us ms s m h), as every() and -d take it; nil, msg if it is not
  * one: the one duration grammar for Lua code too. */
-static int timer_parse_duration(lua_State *L)
+int timer_parse_duration(lua_State *L)
 {
 	uint64_t ns;
 	luaL_checkany(L, 1);
@@ -93,19 +93,19 @@ static int timer_add(lua_State *L, int periodic)
 }
 
 /* every(INTERVAL, FN): FN() every INTERVAL ("5s", "250ms", or seconds). */
-static int timer_every(lua_State *L)
+int timer_every(lua_State *L)
 {
 	return timer_add(L, 1);
 }
 
 /* after(DELAY, FN): FN() once, DELAY after the start (or after now in a handler). */
-static int timer_after(lua_State *L)
+int timer_after(lua_State *L)
 {
 	return timer_add(L, 0);
 }
 
 /* cancel(ID): stops a timer made by every() or after(). */
-static int timer_cancel(lua_State *L)
+int timer_cancel(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	lua_Integer id = luaL_checkinteger(L, 1);
@@ -119,7 +119,7 @@ static int timer_cancel(lua_State *L)
 
 /* ltap.now(): the run's current time in ns (CLOCK_MONOTONIC): the time of
  * the event or timer being dispatched, so a replayed trace has its own. */
-static int timer_now(lua_State *L)
+int timer_now(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	lua_pushinteger(L, (lua_Integer)(ctx->running && ctx->trace_now ? ctx->trace_now : ltap_now()));
@@ -127,33 +127,16 @@ static int timer_now(lua_State *L)
 }
 
 /* ltap.start_time(): when the probes were attached (ns, CLOCK_MONOTONIC). */
-static int timer_start_time(lua_State *L)
+int timer_start_time(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	lua_pushinteger(L, (lua_Integer)(ctx->start_time ? ctx->start_time : ltap_now()));
 	return 1;
 }
 
-static const luaL_Reg timer_funcs[] = {
-	{"every", timer_every},
-	{"after", timer_after},
-	{"cancel", timer_cancel},
-	{NULL, NULL},
-};
-
-void ltap_open_timer(lua_State *L)
+void ltap_open_timer(lua_State *L, struct ltap_ctx *ctx)
 {
-	lua_pushglobaltable(L);
-	luaL_setfuncs(L, timer_funcs, 0);
-	lua_pop(L, 1);
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, timer_now);
-	lua_setfield(L, -2, "now");
-	lua_pushcfunction(L, timer_start_time);
-	lua_setfield(L, -2, "start_time");
-	lua_pushcfunction(L, timer_parse_duration);
-	lua_setfield(L, -2, "parse_duration");
-	lua_pop(L, 1);
+	(void)ctx;
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.timers");
 }

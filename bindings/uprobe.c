@@ -197,7 +197,7 @@ struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const ch
 
 /* ltap.functions(PATH, [GLOB]) -> the resolved path and a sorted array of the
  * function names of that binary or library matching GLOB (default "*") */
-static int uprobe_functions(lua_State *L)
+int uprobe_functions(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	const char *name = luaL_checkstring(L, 1), *glob = luaL_optstring(L, 2, "*");
@@ -219,12 +219,4 @@ static int uprobe_functions(lua_State *L)
 		}
 	ltap_elf_close(elf);
 	return 2;
-}
-
-void ltap_open_uprobe(lua_State *L)
-{
-	lua_getglobal(L, "ltap");
-	lua_pushcfunction(L, uprobe_functions);
-	lua_setfield(L, -2, "functions");
-	lua_pop(L, 1);
 }

@@ -376,38 +376,29 @@ static int filter_unary(struct filter_parser *ps)
 	return filter_pred(ps);
 }
 
-static int filter_and(struct filter_parser *ps)
+/* "a OP b OP c", left to right: kind N_AND (&&) over unary terms, N_OR
+ * (||) over && chains, so && binds tighter, as the kernel parses them */
+static int filter_binary(struct filter_parser *ps, int kind)
 {
-	int l = filter_unary(ps);
+	const char *op = kind == N_AND ? "&&" : "||";
+	int l = kind == N_AND ? filter_unary(ps) : filter_binary(ps, N_AND);
 
 	while (l >= 0) {
 		int r;
 		filter_skip_space(ps);
-		if (ps->p[0] != '&' || ps->p[1] != '&')
+		if (ps->p[0] != op[0] || ps->p[1] != op[1])
 			break;
 		ps->p += 2;
-		if ((r = filter_unary(ps)) < 0)
+		if ((r = kind == N_AND ? filter_unary(ps) : filter_binary(ps, N_AND)) < 0)
 			return -1;
-		l = filter_node(ps, N_AND, l, r);
+		l = filter_node(ps, kind, l, r);
 	}
 	return l;
 }
 
 static int filter_or(struct filter_parser *ps)
 {
-	int l = filter_and(ps);
-
-	while (l >= 0) {
-		int r;
-		filter_skip_space(ps);
-		if (ps->p[0] != '|' || ps->p[1] != '|')
-			break;
-		ps->p += 2;
-		if ((r = filter_and(ps)) < 0)
-			return -1;
-		l = filter_node(ps, N_OR, l, r);
-	}
-	return l;
+	return filter_binary(ps, N_OR);
 }
 
 struct ltap_filter *ltap_filter_new(struct tep_event *ev, const char *text, ltap_filter_comm_fn comm, void *ud,

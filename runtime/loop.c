@@ -57,7 +57,10 @@ struct ltap_loop {
 	int realtime;       /* timers on the real clock: missed ticks are skipped */
 	uint64_t max_drain; /* ns the final drain may take */
 	int draining;       /* in ltap_loop_finish or ltap_loop_drain */
+	int replay;         /* ltap_loop_run runs ltap_loop_replay */
+	int replaying;      /* in ltap_loop_replay: a wake-up yields */
 	volatile int stopping;
+	volatile int woken; /* ltap_loop_wake since the replay's last turn */
 	int halted;
 	uint64_t last_drain;  /* when the rings were last read */
 };
@@ -219,6 +222,11 @@ void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain)
 	loop->max_drain = max_drain;
 }
 
+void ltap_loop_set_replay(struct ltap_loop *loop)
+{
+	loop->replay = 1;
+}
+
 void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void *ud)
 {
 	loop->now = now ? now : loop_clock;
@@ -228,6 +236,7 @@ void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void
 void ltap_loop_wake(struct ltap_loop *loop)
 {
 	uint64_t one = 1;
+	loop->woken = 1;
 	if (write(loop->wakefd, &one, sizeof one) < 0) {
 		/* the eventfd is only a wake-up: the caller's flag says it all */
 	}
@@ -300,6 +309,10 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		 * final drain, which has a time bound */
 		if (loop->stopping && loop->realtime && !loop->draining)
 			return 0;
+		/* a replay reads on without batches: a signal (or the script's
+		 * SIGINT handler waiting) gets its turn before the next item */
+		if (loop->replaying && (loop->stopping || loop->woken))
+			return 0;
 		if (loop->ordered) {
 			for (int i = 0; i < n; i++)
 				if (ss[i]->has && (!best || ss[i]->cur.ts < best->cur.ts))
@@ -337,8 +350,11 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		}
 		best->ops->advance(best);
 		/* a stream whose pool was full still has older events in the kernel */
-		if (!best->has)
+		if (!best->has && !best->paused)
 			best->ops->fill(best);
+		/* nothing goes past a paused stream: its next record may be older */
+		if (best->paused)
+			return 0;
 	}
 	return 0;
 }
@@ -365,6 +381,12 @@ int ltap_loop_run(struct ltap_loop *loop)
 {
 	struct epoll_event evs[64];
 
+	if (loop->replay) {
+		while (ltap_loop_replay(loop))
+			if (loop->hooks.batch)
+				loop->hooks.batch(loop->hooks.ud);
+		return 0;
+	}
 	while (!loop->stopping && !loop->halted) {
 		uint64_t t0;
 		int n, drain = 0;
@@ -483,7 +505,25 @@ void ltap_loop_drain(struct ltap_loop *loop, uint64_t until)
 	loop_drain(loop, until, UINT64_MAX);
 }
 
-void ltap_loop_replay(struct ltap_loop *loop)
+int ltap_loop_replay(struct ltap_loop *loop)
 {
-	loop_dispatch(loop, UINT64_MAX, UINT64_MAX, UINT64_MAX);
+	int paused = 0;
+
+	/* stopped during the front end's turn: a replay ends where it is */
+	if (loop->stopping)
+		loop->halted = 1;
+	if (loop->halted)
+		return 0;
+	loop->woken = 0;
+	loop_fill_all(loop); /* resumes the streams paused for the last turn */
+	for (int i = 0; i < loop->nstreams; i++)
+		paused |= loop->streams[i]->paused;
+	if (!paused) {
+		loop->replaying = 1;
+		loop_dispatch(loop, UINT64_MAX, UINT64_MAX, UINT64_MAX);
+		loop->replaying = 0;
+		for (int i = 0; i < loop->nstreams; i++)
+			paused |= loop->streams[i]->paused;
+	}
+	return !loop->halted && (paused || loop->stopping || loop->woken);
 }

@@ -54,12 +54,20 @@ void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void
  * each stream's `skipped`. */
 void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain);
 
+/* A replay: the streams hold all their data (a file), read as they are
+ * dispatched; ltap_loop_run runs ltap_loop_replay to their end, the batch
+ * hook in each of its pauses. */
+void ltap_loop_set_replay(struct ltap_loop *loop);
+
 /* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
 int ltap_loop_run(struct ltap_loop *loop);
 /* Replay: dispatches every event of streams that hold all their data, with
  * the timers that fall before the last one; ltap_loop_finish(end) then runs
- * the timers up to the recorded end. */
-void ltap_loop_replay(struct ltap_loop *loop);
+ * the timers up to the recorded end. Returns 1 when the front end gets a
+ * turn first (a stream paused, a signal woke the loop) and then calls it
+ * again, 0 at the end of the streams or when halted. A replay stopped
+ * (ltap_loop_stop) ends where it is, without a final drain. */
+int ltap_loop_replay(struct ltap_loop *loop);
 /* Async-signal-safe: asks ltap_loop_run to return after the current batch. */
 void ltap_loop_stop(struct ltap_loop *loop);
 /* Async-signal-safe: wakes ltap_loop_run for a batch, without stopping it. */

@@ -11,6 +11,7 @@
 #include "evcheck.h"
 #include "gate.h"
 #include "log.h"
+#include "proc.h"
 #include "replay_reader.h"
 #include "replay_wire.h"
 
@@ -50,6 +51,7 @@ struct text {
 };
 
 struct ltap_replay {
+	struct ltap_source src;  /* first: the run sees a struct ltap_source */
 	char *path;
 	pid_t pid;
 	int fd;
@@ -502,6 +504,8 @@ out:
 	return rc;
 }
 
+static const struct ltap_source_ops replay_source_ops;
+
 struct ltap_replay *ltap_replay_open(const char *path)
 {
 	struct ltap_replay *r = calloc(1, sizeof *r);
@@ -513,6 +517,7 @@ struct ltap_replay *ltap_replay_open(const char *path)
 		ltap_replay_close(r);
 		return NULL;
 	}
+	r->src.ops = &replay_source_ops;
 	r->cap = BUF_CAP;
 	r->fd = -1;
 	file_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -585,21 +590,77 @@ uint64_t ltap_replay_end(struct ltap_replay *r)
 	return r->end;
 }
 
-int ltap_replay_command(struct ltap_replay *r)
-{
-	return r->command;
-}
-
-void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g)
-{
-	r->gate = g;
-}
-
 const char *ltap_replay_comm(struct ltap_replay *r, int pid)
 {
 	if (!tep_is_pid_registered(r->tep, pid))
 		return NULL;
 	return tep_data_comm_from_pid(r->tep, pid);
+}
+
+static struct ltap_replay *replay_of(struct ltap_source *s)
+{
+	return (struct ltap_replay *)s;
+}
+
+static const char *replay_comm(void *ud, int pid)
+{
+	return ltap_replay_comm(ud, pid);
+}
+
+void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g)
+{
+	r->gate = g;
+	if (r->command)
+		ltap_gate_hold(g, r->command);
+}
+
+/* Names of tasks come from the trace (its task events and saved
+ * cmdlines), never from this machine's /proc. */
+static int replay_attach(struct ltap_source *s, struct ltap_source_env *env)
+{
+	ltap_proc_set_lookup(env->proc, replay_comm, replay_of(s));
+	return 0;
+}
+
+static int replay_streams(struct ltap_source *s, struct ltap_stream ***out)
+{
+	return ltap_replay_streams(replay_of(s), out);
+}
+
+static void replay_span(struct ltap_source *s, uint64_t *start, uint64_t *end)
+{
+	*start = replay_of(s)->start;
+	*end = replay_of(s)->end;
+}
+
+/* The input ended early: what the script saw is not the file. */
+static int replay_finish(struct ltap_source *s)
+{
+	struct ltap_replay *r = replay_of(s);
+
+	if (!r->why[0])
+		return 0;
+	ltap_err("replay: cannot read %s: %s", r->path, r->why);
+	return -1;
+}
+
+static void replay_close(struct ltap_source *s)
+{
+	ltap_replay_close(replay_of(s));
+}
+
+static const struct ltap_source_ops replay_source_ops = {
+	.name = "trace.dat",
+	.attach = replay_attach,
+	.streams = replay_streams,
+	.finish = replay_finish,
+	.close = replay_close,
+	.span = replay_span,
+};
+
+struct ltap_source *ltap_replay_source(struct ltap_replay *r)
+{
+	return &r->src;
 }
 
 int ltap_replay_is_tracedat(const char *path)

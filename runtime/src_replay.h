@@ -1,4 +1,4 @@
-/* src_replay.h: a saved trace (trace-cmd's trace.dat, or one written by
+/* src_replay.h: the trace.dat source: a saved trace (trace-cmd's trace.dat, or one written by
  * ltap --record) as a stream for the loop: its per-CPU streams merged by
  * timestamp, read by a process of its own with libtracecmd
  * (replay_reader.h), decoded with the formats stored in the file, every
@@ -6,7 +6,7 @@
 #ifndef LTAP_SRC_REPLAY_H
 #define LTAP_SRC_REPLAY_H
 
-#include "stream.h"
+#include "source.h"
 
 #include <stdint.h>
 
@@ -31,13 +31,16 @@ int ltap_replay_streams(struct ltap_replay *r, struct ltap_stream ***streams);
  * "ltap-record start=NS" / "end=NS"), else the first event's time and 0. */
 uint64_t ltap_replay_start(struct ltap_replay *r);
 uint64_t ltap_replay_end(struct ltap_replay *r);
-/* The pid of the recorded run's -c command ("command=PID" in the start
- * mark), or 0: its events count from its exec, as live (gate.h). */
-int ltap_replay_command(struct ltap_replay *r);
-/* Commands ltap.measure started in the recorded run ("measure=PID") are
- * held in g as the replay reaches their marks. */
+/* The commands of the recorded run wait at their start gate in g (gate.h),
+ * so the replay counts them from their exec as the live run did: its -c
+ * command ("command=PID" in the start mark) from now on, those
+ * ltap.measure started ("measure=PID") as the replay reaches their marks. */
 struct ltap_gate;
 void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g);
+/* The trace.dat source (source.h), r's own (ltap_replay_close is its
+ * close): its attach names tasks from the trace, its span is the recorded
+ * start and end, its finish tells why the input ended early. */
+struct ltap_source *ltap_replay_source(struct ltap_replay *r);
 /* The comm the trace's saved cmdlines give pid, or NULL. */
 const char *ltap_replay_comm(struct ltap_replay *r, int pid);
 

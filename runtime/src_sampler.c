@@ -11,12 +11,14 @@
 #include "src_sampler.h"
 
 #include "log.h"
+#include "source.h"
 #include "notself.h"
 #include "ring.h"
 #include "symbols.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,6 +28,15 @@
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+/* one perf event of the run, as sampler_open takes it */
+struct ltap_sampler_event {
+	const char *name;   /* for messages: "kmem:mm_page_alloc", "profile 99hz" */
+	int tp_id;          /* tracepoint id, or -1 for a cpu-clock profile */
+	uint64_t freq;      /* profile: samples per second */
+	int rec_id;         /* profile: the common_type its records carry */
+	const char *filter; /* tracepoint filter (ftrace syntax), or NULL */
+};
 
 struct prof_id {
 	uint64_t id;
@@ -40,6 +51,7 @@ struct cpu_stream {
 };
 
 struct ltap_sampler {
+	struct ltap_source src; /* first: the run sees a struct ltap_source */
 	struct cpu_stream *cpus;
 	struct ltap_stream **streams;
 	int nr;
@@ -273,18 +285,18 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 	return 0;
 }
 
-struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int nev,
-				       const pid_t *pids, int npids, int on_exec, size_t ring_kb,
-				       struct ltap_symbols *syms)
+/* Opens every event on every CPU, for pids (their future children too), or
+ * system-wide when npids is 0. Disabled until enabled, or with on_exec
+ * until the pids exec (a command held at its start gate, counted from its
+ * exec as perf record does). The ring of a CPU holds ring_kb of data;
+ * MMAP2/COMM/FORK records feed s->syms. 0, or -1 with a logged reason. */
+static int sampler_open(struct ltap_sampler *s, const struct ltap_sampler_event *evs, int nev,
+			const pid_t *pids, int npids, int on_exec, size_t ring_kb)
 {
-	struct ltap_sampler *s = calloc(1, sizeof *s);
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	size_t pages = sampler_pages(ring_kb);
 	pid_t all = -1;
 
-	if (!s)
-		return NULL;
-	s->syms = syms;
 	s->on_exec = on_exec && npids > 0;
 	s->self = (uint32_t)getpid();
 	s->notself = -ENOENT;
@@ -298,7 +310,7 @@ struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int
 	s->cpus = calloc((size_t)ncpu, sizeof *s->cpus);
 	s->streams = calloc((size_t)ncpu, sizeof *s->streams);
 	if (!s->cpus || !s->streams)
-		goto fail;
+		return -1;
 	if (npids == 0) {
 		pids = &all;
 		npids = 1;
@@ -316,7 +328,7 @@ struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int
 				/* one event per target and CPU reports mappings and tasks */
 				int e = sampler_open_one(s, c, &evs[i], pids[t], cpu, i == 0, pages);
 				if (e < 0)
-					goto fail;
+					return -1;
 				if (e > 0) {
 					offline = 1;
 					break;
@@ -326,14 +338,13 @@ struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int
 		if (c->s.fd >= 0)
 			s->streams[s->nr++] = &c->s;
 	}
-	return s;
-fail:
-	ltap_sampler_close(s);
-	return NULL;
+	return 0;
 }
 
-void ltap_sampler_close(struct ltap_sampler *s)
+static void sampler_close(struct ltap_source *src)
 {
+	struct ltap_sampler *s = (struct ltap_sampler *)src;
+
 	if (!s)
 		return;
 	for (int i = 0; i < s->nfds; i++)
@@ -352,18 +363,103 @@ void ltap_sampler_close(struct ltap_sampler *s)
 	free(s);
 }
 
-int ltap_sampler_enable(struct ltap_sampler *s, int on)
+static int sampler_enable(struct ltap_source *src, int on, uint64_t now)
 {
+	struct ltap_sampler *s = (struct ltap_sampler *)src;
+
+	(void)now;
 	if (on && s->on_exec)
 		return 0; /* the kernel enables them at the exec, in perf_event_exec() */
 	for (int i = 0; i < s->nfds; i++)
-		if (ioctl(s->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+		if (ioctl(s->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0) {
+			if (on)
+				ltap_err("sampler: cannot enable the perf events: %s", strerror(errno));
 			return -errno;
+		}
 	return 0;
 }
 
-int ltap_sampler_streams(struct ltap_sampler *s, struct ltap_stream ***streams)
+static int sampler_streams(struct ltap_source *src, struct ltap_stream ***streams)
 {
+	struct ltap_sampler *s = (struct ltap_sampler *)src;
 	*streams = s->streams;
 	return s->nr;
+}
+
+/* PERF_RECORD_LOST, counted as the stream reads them */
+static void sampler_counts(struct ltap_source *src, int i, struct ltap_source_counts *c)
+{
+	c->lost = ((struct ltap_sampler *)src)->streams[i]->lost;
+}
+
+/* The perf events of what env declares: probes with stacks (their kernel
+ * filters by PERF_EVENT_IOC_SET_FILTER) and profiles. */
+static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
+{
+	struct ltap_sampler *s = (struct ltap_sampler *)src;
+	struct ltap_sampler_event *evs;
+	char (*names)[128], **filters;
+	int n = 0, rc = 0;
+
+	for (int i = 0; i < env->nevents; i++)
+		n += env->events[i].perf;
+	if (!n)
+		return 0;
+	evs = calloc((size_t)n, sizeof *evs);
+	names = calloc((size_t)n, sizeof *names);
+	filters = calloc((size_t)n, sizeof *filters);
+	if (!evs || !names || !filters)
+		rc = -1;
+	n = 0;
+	for (int i = 0; i < env->nevents && !rc; i++) {
+		struct ltap_source_event *ev = &env->events[i];
+		struct ltap_sampler_event *e = &evs[n];
+		if (!ev->perf)
+			continue;
+		e->name = names[n];
+		if (ev->sys) {
+			snprintf(names[n], sizeof *names, "%s:%s", ev->sys, ev->name);
+			e->tp_id = ev->id;
+			/* ftrace's own events take no filter (tracefs source) */
+			if (strcmp(ev->sys, "ftrace") != 0) {
+				e->filter = filters[n] = ltap_source_kernel_filter(ev, env, &rc);
+				ev->in_kernel = ev->filter != NULL;
+			}
+		} else {
+			snprintf(names[n], sizeof *names, "profile %lluhz", (unsigned long long)ev->freq);
+			e->tp_id = -1;
+			e->freq = ev->freq;
+			e->rec_id = ev->id;
+		}
+		n++;
+	}
+	if (!rc)
+		rc = sampler_open(s, evs, n, env->pids, env->npids, env->command != 0, env->buffer_kb / 8);
+	for (int i = 0; filters && i < n; i++)
+		free(filters[i]);
+	free(filters);
+	free(evs);
+	free(names);
+	return rc;
+}
+
+static const struct ltap_source_ops sampler_ops_src = {
+	.name = "perf",
+	.loss_note = "perf ring",
+	.attach = sampler_attach,
+	.streams = sampler_streams,
+	.enable = sampler_enable,
+	.counts = sampler_counts,
+	.close = sampler_close,
+};
+
+struct ltap_source *ltap_sampler_new(struct ltap_symbols *syms)
+{
+	struct ltap_sampler *s = calloc(1, sizeof *s);
+
+	if (!s)
+		return NULL;
+	s->src.ops = &sampler_ops_src;
+	s->syms = syms;
+	return &s->src;
 }

@@ -1,36 +1,16 @@
-/* src_sampler.h: perf_event_open sources with call chains, one mmap ring per
+/* src_sampler.h: the perf source: perf_event_open with call chains, one mmap ring per
  * CPU: tracepoints whose probes ask for stacks, and cpu-clock profiles. */
 #ifndef LTAP_SRC_SAMPLER_H
 #define LTAP_SRC_SAMPLER_H
 
-#include "stream.h"
-
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
+#include "source.h"
 
 struct ltap_symbols;
-struct ltap_sampler;
 
-struct ltap_sampler_event {
-	const char *name;   /* for messages: "kmem:mm_page_alloc", "profile 99hz" */
-	int tp_id;          /* tracepoint id, or -1 for a cpu-clock profile */
-	uint64_t freq;      /* profile: samples per second */
-	int rec_id;         /* profile: the common_type its records carry */
-	const char *filter; /* tracepoint filter (ftrace syntax), or NULL */
-};
-
-/* Opens every event on every CPU, for pids (their future children too), or
- * system-wide when npids is 0. Disabled until ltap_sampler_enable, or with
- * on_exec until the pids exec (a command held at its start gate, counted
- * from its exec as perf record does). The ring
- * of a CPU holds ring_kb of data; MMAP2/COMM/FORK records feed syms.
- * NULL with a logged reason. */
-struct ltap_sampler *ltap_sampler_open(const struct ltap_sampler_event *evs, int nev,
-				       const pid_t *pids, int npids, int on_exec, size_t ring_kb,
-				       struct ltap_symbols *syms);
-void ltap_sampler_close(struct ltap_sampler *s);
-int ltap_sampler_enable(struct ltap_sampler *s, int on);
-int ltap_sampler_streams(struct ltap_sampler *s, struct ltap_stream ***streams);
+/* The perf source (source.h): its attach opens the events of probes with
+ * stacks and of profiles, one mmap ring per CPU, for the run's targets
+ * (counted from their exec when a command is held at its start gate);
+ * MMAP2/COMM/FORK records feed syms. NULL when out of memory. */
+struct ltap_source *ltap_sampler_new(struct ltap_symbols *syms);
 
 #endif

@@ -1,9 +1,20 @@
-/* src_text.c: trace / trace_pipe text, line by line. */
+/* src_text.c: the text source: trace / trace_pipe text, line by line.
+ *
+ * A line names its event without a system; the front end gives the names
+ * it declared their descriptor ids (ltap_textsrc_set_id), and says which
+ * names first seen in the text its globs want. Such a name needs a
+ * descriptor, made in Lua: the stream pauses at its line, and the front
+ * end declares it between batches (the between op), never inside a read.
+ * A read interrupted by a signal pauses the stream too, so the front end
+ * sees the signal between batches and no Lua runs from inside read(). */
 #include "src_text.h"
+
+#include "log.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +25,13 @@
 #define TEXT_BUF (1u << 20)
 /* how much of an overlong line is skipped between looks at signals */
 #define TEXT_SKIP_CHECK (64u << 20)
+#define TEXT_NAMES_MAX 4096 /* names of events no probe wants, remembered */
 
 struct ltap_textsrc {
-	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
+	struct ltap_source src; /* first: the run sees a struct ltap_source */
+	struct ltap_stream s;
+	struct ltap_stream *streams[1];
+	char *path;
 	int fd;
 	int own;
 	int eof;
@@ -25,18 +40,72 @@ struct ltap_textsrc {
 	size_t head, tail;    /* buf[head, tail): read, not yet cut into lines */
 	long lineno, malformed, first_bad;
 	uint64_t first_ts;
-	int (*id_of)(void *ud, const char *event);
-	void *ud;
+	struct ltap_textsrc_names names;
+	/* event name -> descriptor id (0: no probe wants it), open addressing */
+	struct { char *name; int id; } *slots;
+	unsigned cap, used, unwanted;
+	int pending;          /* rec's event is a name to declare (s.paused) */
+	int held;             /* rec waits for its name's id to be dispatched */
+	int skipping;         /* in a line longer than LTAP_TEXT_LINE_MAX */
+	size_t skipped;       /* of it since the last pause */
 	struct ltap_textrec rec;
 	char scratch[LTAP_TEXT_SCRATCH];
-	int (*on_signal)(void *ud);
-	void *sig_ud;
 };
 
-void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *ud)
+static struct ltap_textsrc *text_of_stream(struct ltap_stream *s)
 {
-	t->on_signal = fn;
-	t->sig_ud = ud;
+	return (struct ltap_textsrc *)((char *)s - offsetof(struct ltap_textsrc, s));
+}
+
+static unsigned text_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* the slot of name: its entry, or the empty one where it goes */
+static unsigned text_slot(struct ltap_textsrc *t, const char *name)
+{
+	unsigned i = text_hash(name) & (t->cap - 1);
+	while (t->slots[i].name && strcmp(t->slots[i].name, name) != 0)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+int ltap_textsrc_set_id(struct ltap_textsrc *t, const char *event, int id)
+{
+	unsigned i;
+
+	if ((t->used + 1) * 2 > t->cap) {
+		unsigned old = t->cap;
+		__typeof__(t->slots) os = t->slots;
+		t->slots = calloc(old * 2, sizeof *t->slots);
+		if (!t->slots) {
+			t->slots = os;
+			return -ENOMEM;
+		}
+		t->cap = old * 2;
+		for (unsigned j = 0; j < old; j++)
+			if (os[j].name)
+				t->slots[text_slot(t, os[j].name)] = os[j];
+		free(os);
+	}
+	i = text_slot(t, event);
+	if (!t->slots[i].name) {
+		if (!(t->slots[i].name = strdup(event)))
+			return -ENOMEM;
+		t->used++;
+	}
+	t->slots[i].id = id;
+	return 0;
+}
+
+int ltap_textsrc_id(struct ltap_textsrc *t, const char *event)
+{
+	unsigned i = text_slot(t, event);
+	return t->slots[i].name ? t->slots[i].id : -1;
 }
 
 /* atoi without the locale machinery of strtol: this runs several times a line.
@@ -285,12 +354,14 @@ static int event_column(char *rest, struct ltap_textrec *r)
 	return 0;
 }
 
+/* 0: an event a probe wants; 1: not an event, or one no probe wants; 2:
+ * an event of a name first seen that a glob wants (pending); -1: malformed */
 static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 {
 	struct ltap_textrec *r = &t->rec;
 	char *rest, *tok;
 	uint64_t ts = 0;
-	int cpu;
+	int cpu, id;
 
 	if (len && line[len - 1] == '\n')
 		line[len - 1] = 0;
@@ -319,20 +390,27 @@ static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 		rest++;
 	if (event_column(rest, r))
 		return -1;
-	r->id = (uint16_t)t->id_of(t->ud, r->event);
-	if (!r->id)
+	id = ltap_textsrc_id(t, r->event);
+	if (id < 0 && !(t->names.wanted && t->names.wanted(t->names.ud, r->event))) {
+		/* remembered up to a bound: a text of endless names takes no memory */
+		if (t->unwanted < TEXT_NAMES_MAX && ltap_textsrc_set_id(t, r->event, 0) == 0)
+			t->unwanted++;
 		return 1;
+	}
+	if (id == 0)
+		return 1;
+	r->id = (uint16_t)(id > 0 ? id : 0);
 	t->s.cur.ts = ts;
 	t->s.cur.cpu = cpu;
 	t->s.cur.data = r;
 	t->s.cur.size = (int)sizeof *r;
 	r->line = t->lineno;
 	r->nfields = -1;
-	return 0;
+	return id < 0 ? 2 : 0;
 }
 
 /* Reads more input into buf: 1, 0 at the end (or a read error, kept), -1
- * when a signal's callback said to stop. */
+ * when a signal interrupted the read (the stream pauses). */
 static int text_read(struct ltap_textsrc *t)
 {
 	ssize_t n;
@@ -344,60 +422,66 @@ static int text_read(struct ltap_textsrc *t)
 		t->tail -= t->head;
 		t->head = 0;
 	}
-	for (;;) {
-		n = read(t->fd, t->buf + t->tail, TEXT_BUF - t->tail);
-		if (n > 0) {
-			t->tail += (size_t)n;
-			return 1;
-		}
-		if (n < 0 && errno == EINTR) {
-			if (t->on_signal && t->on_signal(t->sig_ud))
-				return -1;
-			continue;
-		}
-		if (n < 0)
-			t->error = errno;
-		t->eof = 1;
-		return 0;
+	n = read(t->fd, t->buf + t->tail, TEXT_BUF - t->tail);
+	if (n > 0) {
+		t->tail += (size_t)n;
+		return 1;
 	}
+	if (n < 0 && errno == EINTR)
+		return -1;
+	if (n < 0)
+		t->error = errno;
+	t->eof = 1;
+	return 0;
 }
 
 /* Skips the rest of a line longer than LTAP_TEXT_LINE_MAX without keeping
- * it: 0, or -1 when a signal's callback said to stop. */
+ * it: 0 at its end, -1 to pause (a signal, or the next TEXT_SKIP_CHECK
+ * bytes skipped: /dev/zero is one endless line, and ^C must still end the
+ * run). */
 static int text_skip_line(struct ltap_textsrc *t)
 {
-	size_t since_check = 0;
-
 	for (;;) {
 		char *nl = memchr(t->buf + t->head, '\n', t->tail - t->head);
+		int r;
 		if (nl) {
 			t->head = (size_t)(nl + 1 - t->buf);
+			t->skipping = 0;
 			return 0;
 		}
-		since_check += t->tail - t->head;
+		t->skipped += t->tail - t->head;
 		t->head = t->tail = 0;
-		/* /dev/zero is one endless line: ^C must still end the run */
-		if (since_check >= TEXT_SKIP_CHECK) {
-			since_check = 0;
-			if (t->on_signal && t->on_signal(t->sig_ud))
-				return -1;
+		if (t->skipped >= TEXT_SKIP_CHECK) {
+			t->skipped = 0;
+			return -1;
 		}
-		if (t->eof || text_read(t) <= 0)
-			return t->eof ? 0 : -1;
+		if (t->eof || (r = text_read(t)) == 0) {
+			t->skipping = 0;
+			return 0;
+		}
+		if (r < 0)
+			return -1;
 	}
 }
 
 /* The next line, its newline included (not at the end of the input),
- * in *line; its length, 0 at the end, -1 to stop. A line longer than
+ * in *line; its length, 0 at the end, -1 to pause. A line longer than
  * LTAP_TEXT_LINE_MAX is skipped and counted as malformed here. */
 static ssize_t text_line(struct ltap_textsrc *t, char **line)
 {
 	for (;;) {
 		char *start = t->buf + t->head;
 		size_t have = t->tail - t->head;
-		char *nl = memchr(start, '\n', have);
-		size_t len = nl ? (size_t)(nl + 1 - start) : have;
+		char *nl;
+		size_t len;
 
+		if (t->skipping) {
+			if (text_skip_line(t))
+				return -1;
+			continue;
+		}
+		nl = memchr(start, '\n', have);
+		len = nl ? (size_t)(nl + 1 - start) : have;
 		if (len > LTAP_TEXT_LINE_MAX) {
 			t->lineno++;
 			if (t->malformed++ == 0)
@@ -406,8 +490,8 @@ static ssize_t text_line(struct ltap_textsrc *t, char **line)
 				t->head += len;
 			} else {
 				t->head = t->tail;
-				if (text_skip_line(t))
-					return -1;
+				t->skipping = 1;
+				t->skipped = 0;
 			}
 			continue;
 		}
@@ -423,9 +507,17 @@ static ssize_t text_line(struct ltap_textsrc *t, char **line)
 	}
 }
 
+/* rec is the stream's record */
+static void text_take(struct ltap_textsrc *t)
+{
+	if (!t->first_ts)
+		t->first_ts = t->s.cur.ts ? t->s.cur.ts : 1;
+	t->s.has = 1;
+}
+
 static void text_advance(struct ltap_stream *s)
 {
-	struct ltap_textsrc *t = (struct ltap_textsrc *)s;
+	struct ltap_textsrc *t = text_of_stream(s);
 	ssize_t n;
 	char *line;
 	int r;
@@ -433,7 +525,11 @@ static void text_advance(struct ltap_stream *s)
 	s->has = 0;
 	for (;;) {
 		n = text_line(t, &line);
-		if (n <= 0)
+		if (n < 0) {
+			s->paused = 1;
+			return;
+		}
+		if (n == 0)
 			return;
 		t->lineno++;
 		/* a 0 ends the line for the parser: the newline, or at the end of
@@ -443,9 +539,12 @@ static void text_advance(struct ltap_stream *s)
 		/* binary noise: a NUL inside the line */
 		r = memchr(line, 0, (size_t)n) ? -1 : text_parse(t, line, (size_t)n);
 		if (r == 0) {
-			if (!t->first_ts)
-				t->first_ts = s->cur.ts ? s->cur.ts : 1;
-			s->has = 1;
+			text_take(t);
+			return;
+		}
+		if (r == 2) {
+			t->pending = t->held = 1;
+			s->paused = 1;
 			return;
 		}
 		if (r < 0 && t->malformed++ == 0)
@@ -453,9 +552,23 @@ static void text_advance(struct ltap_stream *s)
 	}
 }
 
+/* Resumes a paused stream whose reason is gone: a declared name's line is
+ * its record (or skipped, when nothing wants it after all); else reading
+ * goes on. */
 static int text_fill(struct ltap_stream *s)
 {
-	(void)s;
+	struct ltap_textsrc *t = text_of_stream(s);
+
+	if (!s->paused || t->pending)
+		return 0;
+	s->paused = 0;
+	if (t->held && t->rec.id) {
+		t->held = 0;
+		text_take(t);
+	} else {
+		t->held = 0;
+		text_advance(s);
+	}
 	return 0;
 }
 
@@ -464,35 +577,118 @@ static const struct ltap_stream_ops text_ops = {
 	.advance = text_advance,
 };
 
-struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, const char *event), void *ud)
+int ltap_textsrc_read(struct ltap_textsrc *t)
 {
-	struct ltap_textsrc *t = calloc(1, sizeof *t);
-	int e;
-
-	if (!t || !(t->buf = malloc(TEXT_BUF + 1))) {
-		free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (strcmp(path, "-") == 0) {
+	if (strcmp(t->path, "-") == 0) {
 		t->fd = STDIN_FILENO;
 	} else {
-		t->fd = open(path, O_RDONLY | O_CLOEXEC);
-		t->own = 1;
+		t->fd = open(t->path, O_RDONLY | O_CLOEXEC);
+		t->own = t->fd >= 0;
 	}
-	if (t->fd < 0) {
-		e = errno;
-		free(t->buf);
-		free(t);
-		errno = e;
+	if (t->fd < 0)
+		return -errno;
+	text_advance(&t->s);
+	return 0;
+}
+
+/* Between batches: the name the stream paused at gets its id. */
+static void text_between(struct ltap_source *src)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)src;
+	int id;
+
+	if (!t->pending)
+		return;
+	t->pending = 0;
+	id = t->names.declare ? t->names.declare(t->names.ud, t->rec.event) : 0;
+	if (id < 0 || ltap_textsrc_set_id(t, t->rec.event, id > 0 ? id : 0))
+		id = 0;
+	t->rec.id = (uint16_t)id;
+}
+
+static int text_attach(struct ltap_source *src, struct ltap_source_env *env)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)src;
+	int e;
+
+	(void)env;
+	if ((e = ltap_textsrc_read(t)) != 0) {
+		ltap_err("replay: cannot read %s: %s", t->path, strerror(-e));
+		return -1;
+	}
+	return 0;
+}
+
+static int text_streams(struct ltap_source *src, struct ltap_stream ***out)
+{
+	*out = ((struct ltap_textsrc *)src)->streams;
+	return 1;
+}
+
+static void text_span(struct ltap_source *src, uint64_t *start, uint64_t *end)
+{
+	*start = ((struct ltap_textsrc *)src)->first_ts;
+	*end = 0;
+}
+
+/* A read error ends the run; lines that were no events are told. */
+static int text_finish(struct ltap_source *src)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)src;
+
+	if (t->error) {
+		ltap_err("replay: cannot read %s: %s", t->path, strerror(t->error));
+		return -1;
+	}
+	if (t->malformed)
+		ltap_warn("replay: %ld line%s of %s %s not an event (the first: line %ld)", t->malformed,
+			  t->malformed == 1 ? "" : "s", t->path, t->malformed == 1 ? "is" : "are", t->first_bad);
+	return 0;
+}
+
+static void text_close(struct ltap_source *src)
+{
+	ltap_textsrc_close((struct ltap_textsrc *)src);
+}
+
+static const struct ltap_source_ops text_source_ops = {
+	.name = "text",
+	.attach = text_attach,
+	.streams = text_streams,
+	.finish = text_finish,
+	.close = text_close,
+	.between = text_between,
+	.span = text_span,
+};
+
+struct ltap_textsrc *ltap_textsrc_new(const char *path, const struct ltap_textsrc_names *names)
+{
+	struct ltap_textsrc *t = calloc(1, sizeof *t);
+
+	if (!t)
 		return NULL;
-	}
+	t->src.ops = &text_source_ops;
 	t->s.ops = &text_ops;
 	t->s.fd = -1;
-	t->id_of = id_of;
-	t->ud = ud;
+	t->streams[0] = &t->s;
+	t->fd = -1;
+	t->cap = 64;
 	t->rec.scratch = t->scratch;
+	if (names)
+		t->names = *names;
+	t->path = strdup(path);
+	t->buf = malloc(TEXT_BUF + 1);
+	t->slots = calloc(t->cap, sizeof *t->slots);
+	if (!t->path || !t->buf || !t->slots) {
+		ltap_textsrc_close(t);
+		return NULL;
+	}
 	return t;
+}
+
+struct ltap_source *ltap_textsrc_source(struct ltap_textsrc *t)
+{
+	return &t->src;
 }
 
 void ltap_textsrc_close(struct ltap_textsrc *t)
@@ -501,18 +697,12 @@ void ltap_textsrc_close(struct ltap_textsrc *t)
 		return;
 	if (t->own)
 		close(t->fd);
+	for (unsigned i = 0; t->slots && i < t->cap; i++)
+		free(t->slots[i].name);
+	free(t->slots);
+	free(t->path);
 	free(t->buf);
 	free(t);
-}
-
-int ltap_textsrc_error(struct ltap_textsrc *t)
-{
-	return t->error;
-}
-
-void ltap_textsrc_start(struct ltap_textsrc *t)
-{
-	text_advance(&t->s);
 }
 
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t)
@@ -524,9 +714,4 @@ long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first)
 {
 	*first = t->first_bad;
 	return t->malformed;
-}
-
-uint64_t ltap_textsrc_first_ts(struct ltap_textsrc *t)
-{
-	return t->first_ts;
 }

@@ -1,4 +1,4 @@
-/* src_text.h: the text the kernel prints in trace / trace_pipe, as one
+/* src_text.h: the text source: what the kernel prints in trace / trace_pipe, as one
  * stream: each line parsed into its common columns (task, tgid, CPU, time,
  * event) at once, its fields only when a handler or a filter asks.
  * The variants: with or without the irq-flags column, with a (tgid) column,
@@ -9,7 +9,7 @@
 #ifndef LTAP_SRC_TEXT_H
 #define LTAP_SRC_TEXT_H
 
-#include "stream.h"
+#include "source.h"
 
 #include <stdint.h>
 
@@ -41,22 +41,35 @@ struct ltap_textrec {
 
 struct ltap_textsrc;
 
-/* path "-" is standard input (a file, a pipe, a FIFO). id_of maps an event name to a descriptor id,
- * 0 for events no probe wants (their lines are skipped). NULL with errno. */
-struct ltap_textsrc *ltap_textsrc_open(const char *path, int (*id_of)(void *ud, const char *event), void *ud);
+/* How the front end names a text's events. */
+struct ltap_textsrc_names {
+	/* A name first seen in the text: whether a probe (a glob) wants it.
+	 * Called as lines are read: plain C, no Lua. */
+	int (*wanted)(void *ud, const char *event);
+	/* Between batches (outside any read): the descriptor id of a name
+	 * wanted() took; 0 skips its lines. */
+	int (*declare)(void *ud, const char *event);
+	void *ud;
+};
+
+/* The text source (source.h) over path ("-": standard input, a file, a
+ * pipe, a FIFO); nothing is read before its attach, which reads up to the
+ * first event. A signal during a read, or each 64 MB of an overlong line
+ * skipped, pauses the stream (stream.h) for the front end's turn. NULL
+ * when out of memory. */
+struct ltap_textsrc *ltap_textsrc_new(const char *path, const struct ltap_textsrc_names *names);
+struct ltap_source *ltap_textsrc_source(struct ltap_textsrc *t);
 void ltap_textsrc_close(struct ltap_textsrc *t);
-/* A read interrupted by a signal calls fn (a pipe from trace_pipe waits in
- * read); fn returns non-zero to end the input there. */
-void ltap_textsrc_on_signal(struct ltap_textsrc *t, int (*fn)(void *ud), void *ud);
-/* Reads up to the first event (a pipe may wait here: SIGINTs reach the
- * on_signal callback). */
-void ltap_textsrc_start(struct ltap_textsrc *t);
+/* Opens the input and reads up to the first event (the attach). 0 or -errno. */
+int ltap_textsrc_read(struct ltap_textsrc *t);
+/* Names declared at load time: lines of event get descriptor id (0: skip).
+ * 0 or -ENOMEM. */
+int ltap_textsrc_set_id(struct ltap_textsrc *t, const char *event, int id);
+/* The id given to event, 0 for a name skipped, -1 for one not seen yet. */
+int ltap_textsrc_id(struct ltap_textsrc *t, const char *event);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
-/* errno of a read that failed (the stream ended there), or 0 */
-int ltap_textsrc_error(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
-uint64_t ltap_textsrc_first_ts(struct ltap_textsrc *t);
 /* Cuts the record's fields out of its line, once. */
 void ltap_textrec_parse(struct ltap_textrec *r);
 /* A field of a record, NULL when the line has none by that name. */

@@ -1,9 +1,15 @@
-/* src_tracepoint.c: reads the instance's trace_pipe_raw per CPU into a pool
- * of sub-buffers and walks them in place (ringpage.h), without copying events. */
+/* src_tracepoint.c: the tracefs source. Its attach creates ltap's instance,
+ * relates its clock to CLOCK_MONOTONIC, scopes it to the targets, writes the
+ * events' filters and enables them; its streams read trace_pipe_raw per CPU
+ * into a pool of sub-buffers walked in place (ringpage.h), without copying
+ * events. --record is a tee here: every sub-buffer read is also given to the
+ * recorder, and the run's start and end are marked in the trace. */
 #include "src_tracepoint.h"
 
+#include "catalog.h"
 #include "instance.h"
 #include "log.h"
+#include "proc.h"
 #include "record.h"
 #include "ringpage.h"
 
@@ -13,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tracefs.h>
 #include <unistd.h>
+
+#define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
+#define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
 
 struct cpu_ring {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
@@ -30,41 +38,53 @@ struct cpu_ring {
 };
 
 struct ltap_tpsrc {
+	struct ltap_source src; /* first: the run sees a struct ltap_source */
+	struct ltap_instance *inst;
 	int nr;
 	struct cpu_ring *rings;
 	struct ltap_stream **streams;
+	int64_t offset;       /* CLOCK_MONOTONIC - the ring's clock */
+	/* --record */
+	struct ltap_recorder *rec;
+	const char *record;
+	char **recorded;      /* "sys/name" of the events whose formats go into the file */
+	int nrecorded;
+	struct ltap_proc *proc;
+	pid_t command;
+	int verbose;
 };
 
+static struct ltap_tpsrc *tpsrc_of(struct ltap_source *s)
+{
+	return (struct ltap_tpsrc *)s;
+}
+
+/* The next record of the loaded page, or the next page's first: a page
+ * walked to its end goes back to the pool. */
 static void ring_advance(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
 	const void *data;
 	int size;
 
-	if (r->loaded) {
-		data = ringpage_next(&r->rp, &size);
-		if (data)
-			goto got;
-		/* page consumed: give it back to the pool */
-		r->loaded = 0;
-		r->head = (r->head + 1) % r->cap;
-		r->count--;
-	}
-	while (r->count > 0) {
+	for (;;) {
+		if (r->loaded) {
+			data = ringpage_next(&r->rp, &size);
+			if (data)
+				break;
+			r->loaded = 0;
+			r->head = (r->head + 1) % r->cap;
+			r->count--;
+		}
+		if (r->count == 0) {
+			r->s.has = 0;
+			return;
+		}
 		ringpage_load(&r->rp, r->pages[r->head], r->long_size, (unsigned)r->subbuf);
 		if (r->rp.missed > 0)
 			r->s.lost += (uint64_t)r->rp.missed;
 		r->loaded = 1;
-		data = ringpage_next(&r->rp, &size);
-		if (data)
-			goto got;
-		r->loaded = 0;
-		r->head = (r->head + 1) % r->cap;
-		r->count--;
 	}
-	r->s.has = 0;
-	return;
-got:
 	r->s.has = 1;
 	r->s.cur.ts = r->rp.ts + (uint64_t)r->clock_offset;
 	r->s.cur.data = data;
@@ -115,83 +135,218 @@ static int tpsrc_subbuf_size(struct ltap_instance *inst)
 	return kb > 0 ? kb * 1024 : getpagesize();
 }
 
-struct ltap_tpsrc *ltap_tpsrc_open(struct ltap_instance *inst, struct tep_handle *tep,
-				   int pool_pages, int64_t clock_offset)
+/* Opens per_cpu/cpuN/trace_pipe_raw of every CPU; the pool bounds the
+ * sub-buffers held per CPU, the kernel drops (and counts) the rest. */
+static int tpsrc_open_rings(struct ltap_tpsrc *t, struct tep_handle *tep)
 {
-	struct ltap_tpsrc *src = calloc(1, sizeof *src);
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
-	int subbuf = tpsrc_subbuf_size(inst);
+	int subbuf = tpsrc_subbuf_size(t->inst);
 
-	if (!src)
-		return NULL;
-	src->rings = calloc((size_t)ncpu, sizeof *src->rings);
-	src->streams = calloc((size_t)ncpu, sizeof *src->streams);
-	if (!src->rings || !src->streams)
-		goto fail;
+	t->rings = calloc((size_t)ncpu, sizeof *t->rings);
+	t->streams = calloc((size_t)ncpu, sizeof *t->streams);
+	if (!t->rings || !t->streams)
+		return -1;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
-		struct cpu_ring *r = &src->rings[src->nr];
+		struct cpu_ring *r = &t->rings[t->nr];
 		char file[64], path[512];
 		int fd;
 
 		snprintf(file, sizeof file, "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		if (ltap_instance_path(inst, file, path, sizeof path) != 0)
-			goto fail;
+		if (ltap_instance_path(t->inst, file, path, sizeof path) != 0)
+			return -1;
 		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue; /* offline or absent CPU */
 			ltap_err("tracepoint: cannot open %s: %s", path, strerror(errno));
-			goto fail;
+			return -1;
 		}
 		r->s.ops = &ring_ops;
 		r->s.fd = fd;
 		r->s.cpu = cpu;
 		r->s.cur.cpu = cpu; /* every record of this ring: set once */
 		r->subbuf = subbuf;
-		r->clock_offset = clock_offset;
-		r->cap = pool_pages;
+		r->clock_offset = t->offset;
+		r->cap = POOL_PAGES;
 		snprintf(file, sizeof file, "per_cpu/cpu%d/stats", cpu);
-		ltap_instance_path(inst, file, r->stats_path, sizeof r->stats_path);
+		ltap_instance_path(t->inst, file, r->stats_path, sizeof r->stats_path);
 		r->long_size = tep_get_header_page_size(tep);
 		if (r->long_size != 4 && r->long_size != 8)
 			r->long_size = (int)sizeof(long);
 		r->pages = calloc((size_t)r->cap, sizeof *r->pages);
-		src->nr++;
+		t->nr++;
 		if (!r->pages)
-			goto fail;
+			return -1;
 		for (int i = 0; i < r->cap; i++)
 			if (!(r->pages[i] = malloc((size_t)subbuf)))
-				goto fail;
-		src->streams[src->nr - 1] = &r->s;
+				return -1;
+		t->streams[t->nr - 1] = &r->s;
 	}
-	return src;
-fail:
-	ltap_tpsrc_close(src);
-	return NULL;
+	return 0;
 }
 
-void ltap_tpsrc_close(struct ltap_tpsrc *src)
+static int tpsrc_is_ftrace(const struct ltap_source_event *ev)
 {
-	if (!src)
+	return strcmp(ev->sys, "ftrace") == 0;
+}
+
+/* Writes ev's kernel filter; a refused union is tried filter by filter,
+ * so the message names the probe whose filter the kernel refuses. */
+static int tpsrc_filter(struct ltap_tpsrc *t, struct ltap_source_event *ev, const struct ltap_source_env *env)
+{
+	char reason[512];
+	int e;
+	char *kf = ltap_source_kernel_filter(ev, env, &e);
+
+	if (e)
+		return -1;
+	if (!kf)
+		return 0;
+	e = ltap_instance_filter(t->inst, ev->sys, ev->name, kf, reason, sizeof reason);
+	free(kf);
+	if (!e) {
+		ev->in_kernel = ev->filter != NULL;
+		return 0;
+	}
+	for (int i = 0; i < ev->nparts; i++) {
+		char one[512];
+		const struct ltap_source_filter *p = &ev->parts[i];
+		if (ltap_instance_filter(t->inst, ev->sys, ev->name, p->text, one, sizeof one)) {
+			ltap_err("%sprobe %s:%s: bad filter '%s': %s", p->where, ev->sys, ev->name, p->text, one);
+			return -1;
+		}
+	}
+	ltap_err("probe %s:%s: bad filter: %s", ev->sys, ev->name, reason);
+	return -1;
+}
+
+/* The formats a recording carries: every event of the run but ftrace's own,
+ * and ftrace:print for the marks. */
+static int tpsrc_record_open(struct ltap_tpsrc *t, const struct ltap_source_env *env)
+{
+	int ncpu = 0;
+
+	t->recorded = calloc((size_t)env->nevents + 1, sizeof *t->recorded);
+	if (!t->recorded)
+		return -1;
+	for (int i = 0; i < env->nevents; i++) {
+		const struct ltap_source_event *ev = &env->events[i];
+		if (ev->sys && !tpsrc_is_ftrace(ev) &&
+		    asprintf(&t->recorded[t->nrecorded++], "%s/%s", ev->sys, ev->name) < 0) {
+			t->recorded[--t->nrecorded] = NULL;
+			return -1;
+		}
+	}
+	if (!(t->recorded[t->nrecorded++] = strdup("ftrace/print")))
+		return -1;
+	for (int i = 0; i < t->nr; i++)
+		if (t->streams[i]->cpu + 1 > ncpu)
+			ncpu = t->streams[i]->cpu + 1;
+	t->rec = ltap_recorder_open(env->record, ncpu, t->nr ? (size_t)t->rings[0].subbuf : (size_t)getpagesize());
+	if (!t->rec)
+		return -1;
+	for (int i = 0; i < t->nr; i++)
+		t->rings[i].rec = t->rec;
+	t->record = env->record;
+	t->proc = env->proc;
+	t->command = env->command;
+	t->verbose = env->verbose;
+	return ltap_catalog_event(env->cat, "ftrace:print") ? 0 : -1;
+}
+
+static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
+{
+	struct ltap_tpsrc *t = tpsrc_of(s);
+	struct tep_handle *tep = ltap_catalog_tep(env->cat);
+
+	/* a script of timers and hooks only needs no kernel tracing at all */
+	if (!env->nevents) {
+		if (env->record) {
+			ltap_err("record: the script declares no probes: nothing to record");
+			return -1;
+		}
+		return 0;
+	}
+	t->inst = ltap_instance_open(env->buffer_kb, RING_WAKE_PERCENT);
+	if (!t->inst || ltap_instance_clock_sync(t->inst, tep, &t->offset))
+		return -1;
+	if (env->npids && ltap_instance_set_pids(t->inst, env->pids, env->npids))
+		return -1;
+	for (int i = 0; i < env->nevents; i++) {
+		struct ltap_source_event *ev = &env->events[i];
+		/* ftrace's own events have no filter file: theirs apply in user space */
+		if (ev->sys && !ev->perf && !tpsrc_is_ftrace(ev) && tpsrc_filter(t, ev, env))
+			return -1;
+	}
+	for (int i = 0; i < env->nevents; i++) {
+		const struct ltap_source_event *ev = &env->events[i];
+		if (!ev->sys || ev->perf)
+			continue;
+		/* a probe on ftrace:print sees the markers programs write too */
+		if (tpsrc_is_ftrace(ev) && strcmp(ev->name, "print") == 0 && ltap_instance_copy_markers(t->inst))
+			ltap_warn("probe ftrace:print: this kernel cannot copy trace_marker writes into ltap's "
+				  "instance (no options/copy_trace_marker): only ltap.mark() reaches it");
+		/* ftrace's own events (print, for markers) are always on: no enable file */
+		if (!tpsrc_is_ftrace(ev) && ltap_instance_enable(t->inst, ev->sys, ev->name) != 0)
+			return -1;
+	}
+	/* names of the tasks already running; the task events keep them right */
+	ltap_proc_seed(env->proc);
+	if (tpsrc_open_rings(t, tep))
+		return -1;
+	return env->record ? tpsrc_record_open(t, env) : 0;
+}
+
+static int tpsrc_streams(struct ltap_source *s, struct ltap_stream ***out)
+{
+	struct ltap_tpsrc *t = tpsrc_of(s);
+	*out = t->streams;
+	return t->nr;
+}
+
+/* "ltap-record start=NS [command=PID]", "end=NS", "measure=PID": a
+ * recording's marks, so a replay runs from the live run's start to its end
+ * and counts a held command from its exec (gate.h) as the live run did. */
+static void tpsrc_record_mark(struct ltap_tpsrc *t, const char *what, uint64_t v)
+{
+	char text[96];
+	int n;
+
+	if (!t->rec)
 		return;
-	for (int i = 0; i < src->nr; i++) {
-		struct cpu_ring *r = &src->rings[i];
-		if (r->s.fd >= 0)
-			close(r->s.fd);
-		if (r->pages)
-			for (int j = 0; j < r->cap; j++)
-				free(r->pages[j]);
-		free(r->pages);
-	}
-	free(src->rings);
-	free(src->streams);
-	free(src);
+	n = snprintf(text, sizeof text, "ltap-record %s=%llu", what, (unsigned long long)v);
+	if (strcmp(what, "start") == 0 && t->command)
+		snprintf(text + n, sizeof text - (size_t)n, " command=%d", (int)t->command);
+	if (ltap_instance_marker(t->inst, text))
+		ltap_warn("record: cannot mark the %s of the run in the trace", what);
 }
 
-int ltap_tpsrc_streams(struct ltap_tpsrc *src, struct ltap_stream ***streams)
+static int tpsrc_enable(struct ltap_source *s, int on, uint64_t now)
 {
-	*streams = src->streams;
-	return src->nr;
+	struct ltap_tpsrc *t = tpsrc_of(s);
+	int e;
+
+	if (!t->inst)
+		return 0;
+	if (!on)
+		tpsrc_record_mark(t, "end", now);
+	e = ltap_instance_tracing(t->inst, on);
+	if (e && on)
+		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(t->inst), strerror(-e));
+	if (on && !e)
+		tpsrc_record_mark(t, "start", now);
+	return e;
+}
+
+static void tpsrc_hold(struct ltap_source *s, int pid)
+{
+	tpsrc_record_mark(tpsrc_of(s), "measure", (uint64_t)pid);
+}
+
+static int tpsrc_mark(struct ltap_source *s, const char *text)
+{
+	struct ltap_tpsrc *t = tpsrc_of(s);
+	return t->inst ? ltap_instance_marker(t->inst, text) : -ENODEV;
 }
 
 /* the sum of the given counters of the ring's per_cpu stats file */
@@ -216,27 +371,91 @@ static uint64_t ring_stats(struct cpu_ring *r, const char *const *keys)
 	return sum;
 }
 
-uint64_t ltap_tpsrc_dropped(struct ltap_tpsrc *src, int idx)
+/* Lost: the kernel's dropped and overrun counts, or the sub-buffers'
+ * missed-events counts where those say more; read: the kernel's count. */
+static void tpsrc_counts(struct ltap_source *s, int i, struct ltap_source_counts *c)
 {
-	static const char *const keys[] = {"dropped events", "overrun", NULL};
-	struct cpu_ring *r = &src->rings[idx];
-	uint64_t dropped = ring_stats(r, keys);
-	return dropped > r->s.lost ? dropped : r->s.lost;
+	static const char *const lost_keys[] = {"dropped events", "overrun", NULL};
+	static const char *const read_keys[] = {"read events", NULL};
+	struct cpu_ring *r = &tpsrc_of(s)->rings[i];
+	uint64_t dropped = ring_stats(r, lost_keys);
+
+	c->lost = dropped > r->s.lost ? dropped : r->s.lost;
+	c->read = ring_stats(r, read_keys);
+	c->counts_read = 1;
 }
 
-uint64_t ltap_tpsrc_read_events(struct ltap_tpsrc *src, int idx)
+/* Writes the recording: the formats, ltap's task names as saved cmdlines,
+ * the clock offset. */
+static int tpsrc_finish(struct ltap_source *s)
 {
-	static const char *const keys[] = {"read events", NULL};
-	return ring_stats(&src->rings[idx], keys);
+	struct ltap_tpsrc *t = tpsrc_of(s);
+	char *cmdlines;
+	int rc;
+
+	if (!t->rec)
+		return 0;
+	for (int i = 0; i < t->nr; i++)
+		t->rings[i].rec = NULL;
+	cmdlines = ltap_proc_cmdlines(t->proc);
+	if (!cmdlines) {
+		ltap_recorder_abort(t->rec);
+		t->rec = NULL;
+		return -1;
+	}
+	rc = ltap_recorder_close(t->rec, (const char *const *)t->recorded, t->nrecorded, cmdlines, t->offset);
+	t->rec = NULL;
+	if (rc == 0 && t->verbose)
+		ltap_info("recorded the run in %s", t->record);
+	free(cmdlines);
+	return rc;
 }
 
-void ltap_tpsrc_record(struct ltap_tpsrc *src, struct ltap_recorder *rec)
+static void tpsrc_close(struct ltap_source *s)
 {
-	for (int i = 0; i < src->nr; i++)
-		src->rings[i].rec = rec;
+	struct ltap_tpsrc *t = tpsrc_of(s);
+
+	if (!t)
+		return;
+	if (t->rec)
+		ltap_recorder_abort(t->rec);
+	/* every fd on the instance's files first, then the instance */
+	for (int i = 0; i < t->nr; i++) {
+		struct cpu_ring *r = &t->rings[i];
+		if (r->s.fd >= 0)
+			close(r->s.fd);
+		if (r->pages)
+			for (int j = 0; j < r->cap; j++)
+				free(r->pages[j]);
+		free(r->pages);
+	}
+	ltap_instance_close(t->inst);
+	for (int i = 0; i < t->nrecorded; i++)
+		free(t->recorded[i]);
+	free(t->recorded);
+	free(t->rings);
+	free(t->streams);
+	free(t);
 }
 
-size_t ltap_tpsrc_subbuf_size(struct ltap_tpsrc *src)
+static const struct ltap_source_ops tpsrc_ops = {
+	.name = "tracefs",
+	.attach = tpsrc_attach,
+	.streams = tpsrc_streams,
+	.enable = tpsrc_enable,
+	.counts = tpsrc_counts,
+	.finish = tpsrc_finish,
+	.close = tpsrc_close,
+	.mark = tpsrc_mark,
+	.hold = tpsrc_hold,
+};
+
+struct ltap_source *ltap_tpsrc_new(void)
 {
-	return src->nr ? (size_t)src->rings[0].subbuf : (size_t)getpagesize();
+	struct ltap_tpsrc *t = calloc(1, sizeof *t);
+
+	if (!t)
+		return NULL;
+	t->src.ops = &tpsrc_ops;
+	return &t->src;
 }

@@ -6,6 +6,12 @@
 
 #include <stdint.h>
 
+/* Every record's data starts as the kernel's common header does: the event
+ * id (common_type, 16 bits) at 0, the thread id (common_pid, 32 bits) at 4.
+ * Records ltap makes itself (a profile sample's, a text line's) keep that
+ * layout, so the dispatch reads every kind alike. */
+#define LTAP_REC_TID_OFFSET 4
+
 struct ltap_rec {
 	uint64_t ts;      /* ns on the trace clock (CLOCK_MONOTONIC live) */
 	const void *data; /* the event's raw bytes, starting with common_type */
@@ -32,6 +38,10 @@ struct ltap_stream {
 	int fd;          /* for epoll; -1 when the stream is not pollable */
 	int cpu;
 	int has;         /* cur holds a record not dispatched yet */
+	/* no record now, but not at its end: the front end has something to do
+	 * first, between batches (a signal came during a read, an event name
+	 * wants a descriptor); fill resumes it once that is done */
+	int paused;
 	struct ltap_rec cur;
 	uint64_t lost;   /* events the kernel dropped before reaching us */
 	uint64_t skipped; /* read but never dispatched: the final drain ran out of time */

@@ -2,7 +2,8 @@
  *
  * The input is a trace / trace_pipe text file: it goes to a memfd, is opened
  * with ltap_textsrc_open("/proc/self/fd/N") as ltap --input opens a file, and
- * every line is an event somebody wants (id_of answers 1 for any name). Each
+ * every line is an event somebody wants (every name is wanted, declared
+ * with id 1 between batches). Each
  * record has its fields cut (ltap_textrec_parse / _field) and is turned back
  * into raw records through seven real event formats (kernel 6.18, formats.h),
  * into heap buffers of exactly the size given, so ASan sees any write past
@@ -33,7 +34,14 @@ static int ndecs;
 static const int caps[] = {65536, 48};
 static char *bufs[2];
 
-static int id_of(void *ud, const char *event)
+static int wanted(void *ud, const char *event)
+{
+	(void)ud;
+	(void)event;
+	return 1;
+}
+
+static int declare(void *ud, const char *event)
 {
 	(void)ud;
 	(void)event;
@@ -102,7 +110,9 @@ static void visit(struct ltap_textrec *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct ltap_textsrc_names names = {wanted, declare, NULL};
 	struct ltap_textsrc *t;
+	struct ltap_source *src;
 	struct ltap_stream *s;
 	char path[64];
 	long first;
@@ -111,19 +121,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!tep)
 		setup();
 	fd = fuzz_file("fuzz_text", data, size, path, sizeof path);
-	t = ltap_textsrc_open(path, id_of, NULL);
-	if (!t)
+	t = ltap_textsrc_new(path, &names);
+	if (!t || ltap_textsrc_read(t))
 		abort();
-	ltap_textsrc_start(t);
+	src = ltap_textsrc_source(t);
 	s = ltap_textsrc_stream(t);
-	while (s->has) {
-		if (s->cur.size != (int)sizeof(struct ltap_textrec))
-			abort();
-		visit((struct ltap_textrec *)s->cur.data);
-		s->ops->advance(s);
+	for (;;) {
+		if (s->has) {
+			if (s->cur.size != (int)sizeof(struct ltap_textrec))
+				abort();
+			visit((struct ltap_textrec *)s->cur.data);
+			s->ops->advance(s);
+			continue;
+		}
+		if (!s->paused)
+			break;
+		/* a name first seen: declared between batches, as ltap does */
+		src->ops->between(src);
+		s->ops->fill(s);
 	}
 	(void)ltap_textsrc_malformed(t, &first);
-	(void)ltap_textsrc_first_ts(t);
 	ltap_textsrc_close(t);
 	close(fd);
 	return 0;

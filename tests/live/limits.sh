@@ -67,6 +67,24 @@ expect_eq "dispatched + lost" "dispatched+lost 200000" "$(cat $WORK/out)"
 [ $ms -lt 20000 ] || fail "the run took $ms ms"
 echo "ok: the run took $ms ms"
 
+# ltap.lost() during the run reads what the end reports (one reader): a
+# ring of 8 KB overflows while a begin hook waits for a command
+cat > $WORK/lost.lua <<'LUA'
+probe("syscalls:sys_enter_getppid", function(e) end)
+begin(function()
+  ltap.measure({arg[1], "100000"}, {})
+  ltap.drain()
+  printf("in the run %d\n", (ltap.lost()))
+  exit()
+end)
+finish(function() printf("at the end %d\n", (ltap.lost())) end)
+LUA
+run_ltap $WORK/out $WORK/err -b 8K $WORK/lost.lua "$PROGS/getppid_loop"
+expect_eq "lost exit" 0 "$RC"
+lost=$(sed -n 's/^ltap: lost \([0-9]*\) events (.*/\1/p' $WORK/err)
+[ "${lost:-0}" -gt 0 ] || fail "no events lost with an 8 KB ring"
+expect_eq "lost in the run and at the end, as reported" "in the run $lost,at the end $lost" "$(paste -sd, $WORK/out)"
+
 # a second SIGINT during that drain ends the run at once
 rm -f $WORK/err
 "$LTAP" -v --max-drain 60s -c "$PROGS/getppid_loop 200000" $WORK/slow.lua > $WORK/out 2> $WORK/err & l=$!; STARTED+=($l)

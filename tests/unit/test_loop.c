@@ -42,6 +42,7 @@ struct fake {
 	struct ltap_stream s;
 	uint64_t ts[MAXREC], seen[MAXREC];
 	int n, next, readable;
+	int pause_at;      /* pauses once before record pause_at (0: never) */
 	struct world *w;
 };
 
@@ -54,6 +55,7 @@ struct world {
 	int nsteps, step;
 	uint64_t stop;     /* live: ltap_loop_stop once the clock reaches it */
 	int halt_after;    /* return non-zero from the nth hook call (1-based) */
+	uint64_t wake_on;  /* ltap_loop_wake on the event at this time (a signal) */
 	int calls;
 	struct {           /* a one-shot timer a handler adds on an event */
 		uint64_t on, delay;
@@ -84,6 +86,7 @@ static void fake_set(struct fake *f)
 static int fake_fill(struct ltap_stream *s)
 {
 	struct fake *f = (struct fake *)s;
+	f->s.paused = 0; /* the front end had its turn */
 	/* a ring is first in, first out: a record waits for the ones before it */
 	while (f->readable < f->n && (f->w->all_readable || f->seen[f->readable] <= f->w->now))
 		f->readable++;
@@ -96,6 +99,13 @@ static void fake_advance(struct ltap_stream *s)
 {
 	struct fake *f = (struct fake *)s;
 	f->next++;
+	if (f->next == f->pause_at) {
+		/* as a text trace's name to declare: no record until the front end's turn */
+		f->pause_at = 0;
+		f->s.has = 0;
+		f->s.paused = 1;
+		return;
+	}
 	fake_set(f);
 }
 
@@ -113,6 +123,8 @@ static int hook_event(void *ud, const struct ltap_rec *r)
 	world_log(w, text);
 	if (w->add.id && r->ts == w->add.on)
 		ltap_loop_timer(w->loop, w->add.id, r->ts + w->add.delay, 0);
+	if (w->wake_on && r->ts == w->wake_on)
+		ltap_loop_wake(w->loop);
 	return ++w->calls == w->halt_after;
 }
 
@@ -189,7 +201,7 @@ static void world_live(struct world *w, uint64_t first)
 	ltap_loop_finish(w->loop, until);
 }
 
-/* as bindings/session.c replays a recording that ends at `end` */
+/* as bindings/ctx.c runs a replay of a recording that ends at `end` */
 static void world_replay(struct world *w, uint64_t end)
 {
 	w->all_readable = 1;
@@ -449,6 +461,44 @@ static void test_live_is_replay(void)
 	CHECK(differ == 0);
 }
 
+/* A replay yields to the front end between batches: at a stream that
+ * paused (a text trace's new event name, a signal in a read) and when a
+ * signal woke the loop, before the next item; timers past the pause wait,
+ * and the next call goes on where it stopped. A stop in the front end's
+ * turn ends the replay there. */
+static void test_replay_pause(void)
+{
+	static struct world w;
+	static const int a[] = {0, 10, 20, 30};
+	static const int b[] = {5, 40};
+
+	world_stream(&w, a, 4, 0);
+	world_stream(&w, b, 2, 0);
+	w.f[0].pause_at = 2;
+	w.all_readable = 1;
+	world_start(&w, 1);
+	ltap_loop_timer(w.loop, 1, AT(25), 0);
+	CHECK(ltap_loop_replay(w.loop) == 1);
+	CHECK_LOG(&w, "a0 b5 a10 ");
+	world_log(&w, "| ");
+	CHECK(ltap_loop_replay(w.loop) == 0);
+	CHECK_LOG(&w, "a0 b5 a10 | a20 T1@25 a30 b40 ");
+	world_free(&w);
+
+	world_stream(&w, a, 4, 0);
+	w.all_readable = 1;
+	w.wake_on = AT(10);
+	world_start(&w, 1);
+	CHECK(ltap_loop_replay(w.loop) == 1);
+	CHECK_LOG(&w, "a0 a10 ");
+	ltap_loop_stop(w.loop);
+	CHECK(ltap_loop_replay(w.loop) == 0);
+	world_log(&w, "end ");
+	ltap_loop_finish(w.loop, AT(100));
+	CHECK_LOG(&w, "a0 a10 end ");
+	world_free(&w);
+}
+
 int main(void)
 {
 	test_merge();
@@ -458,6 +508,7 @@ int main(void)
 	test_end();
 	test_replay_end();
 	test_live_is_replay();
+	test_replay_pause();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }

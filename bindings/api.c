@@ -1,0 +1,89 @@
+/* api.c: the whole Lua face in one place, as luv.c and linit.c list
+ * theirs: every C function a script calls, under the name it calls it by,
+ * with its home file; then the parts with state of their own (types with
+ * metatables, registry tables, modules), opened in this order. */
+#include "ctx.h"
+
+#include "api.h"
+
+#include <lauxlib.h>
+
+static const struct api_func {
+	const char *table; /* "_G" for a global, "ltap", "os" */
+	const char *name;
+	lua_CFunction fn;
+} api_funcs[] = {
+	/* probe.c: what a script handles */
+	{"_G", "probe", probe_probe},
+	/* profile.c */
+	{"_G", "profile", profile_profile},
+	/* timer.c: timers on the trace clock */
+	{"_G", "every", timer_every},
+	{"_G", "after", timer_after},
+	{"_G", "cancel", timer_cancel},
+	{"ltap", "now", timer_now},
+	{"ltap", "start_time", timer_start_time},
+	{"ltap", "parse_duration", timer_parse_duration},
+	/* run.c: run control */
+	{"_G", "begin", run_begin},
+	{"_G", "finish", run_finish},
+	{"_G", "exit", run_exit},
+	{"os", "exit", run_os_exit},
+	{"ltap", "drain", run_drain},
+	{"ltap", "options", run_options},
+	{"ltap", "lost", run_lost},
+	{"ltap", "mark", run_mark},
+	/* signals.c */
+	{"ltap", "on_interrupt", signals_on_interrupt},
+	/* counter.c: counting-mode perf events */
+	{"_G", "counter", counter_new},
+	{"ltap", "measure", counter_measure},
+	/* stats.c: the aggregate */
+	{"_G", "stats", stats_new},
+	/* stack.c: symbols */
+	{"_G", "sym", stack_sym},
+	{"ltap", "folded_name", stack_folded_name},
+	/* uprobe.c */
+	{"ltap", "functions", uprobe_functions},
+	/* names.c */
+	{"ltap", "syscall_name", names_syscall},
+	/* options.c */
+	{"ltap", "check_options", options_lua},
+	{"ltap", "usage_error", options_usage_error},
+	{"ltap", "parse_size", options_parse_size},
+};
+
+static const struct api_part {
+	const char *what;
+	void (*open)(lua_State *L, struct ltap_ctx *ctx);
+} api_parts[] = {
+	{"the handlers table (desc.c)", ltap_open_desc},
+	{"begin and finish hooks (run.c)", ltap_open_run},
+	{"the timers table (timer.c)", ltap_open_timer},
+	{"ltap.stats (stats.c)", ltap_open_stats},
+	{"ltap.counter (counter.c)", ltap_open_counter},
+	{"ltap.event, the reused event object (event.c)", ltap_open_event},
+	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},
+	{"the usage error type (options.c)", ltap_open_options},
+	{"the stdlib in package.preload (embedded.c)", ltap_open_embedded},
+};
+
+void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
+{
+	lua_newtable(L); /* ltap: its values, then its functions */
+	lua_pushboolean(L, !ctx->opt.input);
+	lua_setfield(L, -2, "live");
+	lua_pushliteral(L, "0.1");
+	lua_setfield(L, -2, "version");
+	lua_pushstring(L, ctx->opt.json ? "json" : "text");
+	lua_setfield(L, -2, "format");
+	lua_setglobal(L, "ltap");
+	for (size_t i = 0; i < sizeof api_funcs / sizeof api_funcs[0]; i++) {
+		lua_getglobal(L, api_funcs[i].table);
+		lua_pushcfunction(L, api_funcs[i].fn);
+		lua_setfield(L, -2, api_funcs[i].name);
+		lua_pop(L, 1);
+	}
+	for (size_t i = 0; i < sizeof api_parts / sizeof api_parts[0]; i++)
+		api_parts[i].open(L, ctx);
+}

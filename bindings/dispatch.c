@@ -1,0 +1,88 @@
+/* dispatch.c: the per-event path. An event's id indexes the descriptors;
+ * its kind sees it first (task names), the event object takes its common
+ * fields, and each probe's handler runs through ltap_call, after the
+ * probe's user-space filter where the kernel applies another. No
+ * allocation, no lookup by name. */
+#include "ctx.h"
+
+#include "filter.h"
+#include "tasks.h"
+
+#include <string.h>
+
+/* The fixed slots the per-event path reaches without lookups, pushed on an
+ * empty stack (the main one, or a thread for a nested drain). */
+void ltap_dispatch_slots(lua_State *L, struct ltap_ctx *ctx)
+{
+	ctx->msgh_slot = ltap_push_msghandler(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
+	ctx->handlers_slot = lua_gettop(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
+	ctx->timers_slot = lua_gettop(L);
+	ltap_event_push_slots(L, ctx);
+}
+
+/* Whether the event is a command's own before its exec (gate.h): that is
+ * ltap's work. Perf-ring events start at the exec by enable_on_exec. */
+static int dispatch_gated(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	int drop = ltap_task_gated(&ctx->gate, d->task, r->data, d->tid_off);
+
+	if (d->task && d->task->kind == LTAP_TASK_RENAME && !ctx->gate.nwait && ctx->loop)
+		ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered); /* held in order until the exec */
+	return drop;
+}
+
+int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
+{
+	struct ltap_ctx *ctx = ud;
+	lua_State *L = ctx->L;
+	uint16_t id;
+	struct ltap_evdesc *d;
+	struct ltap_probe *p;
+
+	memcpy(&id, r->data, sizeof id);
+	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+		return 0;
+	if (ctx->gate.active && !d->perf && dispatch_gated(ctx, d, r))
+		return 0;
+	if (d->ops->observe)
+		d->ops->observe(ctx, d, r);
+	ctx->trace_now = r->ts;
+	ltap_event_fill(ctx, d, r);
+	for (p = d->probes; p; p = p->next_same) {
+		if (p->ufilter) {
+			const struct ltap_rec *fr = d->ops->record(ctx, d, r);
+			if (!ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
+				continue;
+		}
+		lua_rawgeti(L, ctx->handlers_slot, p->handler);
+		lua_pushvalue(L, ctx->event_slot);
+		if (ltap_call(ctx, 1, 0) != 0 || ctx->exit_called)
+			break;
+	}
+	ctx->event->rec = NULL;
+	return ctx->failed || ctx->exit_called;
+}
+
+int ltap_skip_event(void *ud, const struct ltap_rec *r)
+{
+	struct ltap_ctx *ctx = ud;
+	struct ltap_evdesc *d;
+	uint16_t id;
+
+	memcpy(&id, r->data, sizeof id);
+	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+		return 0;
+	if (ctx->gate.active && !d->perf && dispatch_gated(ctx, d, r))
+		return 0;
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
+		const struct ltap_rec *fr;
+		if (!p->ufilter)
+			return 1;
+		fr = d->ops->record(ctx, d, r);
+		if (ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
+			return 1;
+	}
+	return 0;
+}

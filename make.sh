@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev"
+PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev"
 # the tests' peers and tools: trace-cmd, Chromium (the flame graph SVG),
 # python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl),
 # elfutils (eu-addr2line) and libc6-dbg (libc's DWARF) for the symbol comparison;
@@ -15,7 +15,10 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # Debian's prometheus.service (:9090) and, as recommended, the node exporter
 # (:9100); the tests neither use nor touch them (free loopback ports, their
 # own process killed by pid). Without systemd (containers, CI) nothing starts.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client"
+# tmux: a real terminal for ltap top's test (a pane, its screen captured);
+# linux-perf: perf record, perf annotate and perf script, the peers of the
+# profile, flame graph and annotate tests.
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

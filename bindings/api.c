@@ -51,6 +51,11 @@ static const struct api_func {
 	{"ltap", "check_options", options_lua},
 	{"ltap", "usage_error", options_usage_error},
 	{"ltap", "parse_size", options_parse_size},
+	/* disasm.c: ltap annotate's instructions and source lines */
+	{"ltap", "disasm", disasm_disasm},
+	{"ltap", "source", disasm_source},
+	/* perfdata.c: ltap annotate -i */
+	{"ltap", "perfdata", perfdata_read},
 };
 
 static const struct api_part {
@@ -64,6 +69,7 @@ static const struct api_part {
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.event, the reused event object (event.c)", ltap_open_event},
 	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},
+	{"ltap.term, the terminal of ltap top (term.c)", ltap_open_term},
 	{"the usage error type (options.c)", ltap_open_options},
 	{"the stdlib in package.preload (embedded.c)", ltap_open_embedded},
 };

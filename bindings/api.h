@@ -43,5 +43,10 @@ int names_syscall(lua_State *L);
 int options_lua(lua_State *L);
 int options_usage_error(lua_State *L);
 int options_parse_size(lua_State *L);
+/* disasm.c */
+int disasm_disasm(lua_State *L);
+int disasm_source(lua_State *L);
+/* perfdata.c */
+int perfdata_read(lua_State *L);
 
 #endif

@@ -352,10 +352,19 @@ int ltap_metrics_bind(struct ltap_ctx *ctx);
 int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns);
 void ltap_metrics_free(struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
-enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME };
+enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF, STACK_SCRIPT };
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
  * arg: the comm at stack index arg) or e:frame(N) (STACK_FRAME; arg: N) */
 int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int which, int arg);
+/* the frames of r, leaf first, at most LTAP_STACK_MAX_FRAMES, the chain cut
+ * where a user frame leaves every mapping (kern[i]: a kernel frame) */
+#define LTAP_STACK_MAX_FRAMES 512
+int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern);
+/* leaf.c: e:leaf() (STACK_LEAF): sym, module, kernel, off, addr of frame 1 */
+int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r);
+/* scripttext.c: e:script(PERIOD) (STACK_SCRIPT; arg: the stack index of
+ * the comm, then PERIOD): the sample as perf script prints it */
+int ltap_stack_script(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r, int comm_idx);
 /* memory.c: the Lua state, its allocator with the limit, the limit's message */
 lua_State *ltap_memory_state(struct ltap_ctx *ctx);
 /* options.c: an options table's keys and value types against spec (ended
@@ -372,6 +381,8 @@ int ltap_usage_report(lua_State *L, int idx);
 void ltap_open_options(lua_State *L, struct ltap_ctx *ctx);
 /* command.c: c from the string or argument vector at idx; raises "fname: ..." */
 void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *fname);
+/* term.c: ltap.term, the terminal of a full-screen script (ltap top) */
+void ltap_open_term(lua_State *L, struct ltap_ctx *ctx);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L, struct ltap_ctx *ctx);
 

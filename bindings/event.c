@@ -33,7 +33,7 @@
 
 enum {
 	F_NAME = -1, F_PID = -2, F_TID = -3, F_COMM = -4, F_CPU = -5, F_TIME = -6,
-	F_COPY = -7, F_STACK = -8, F_KSTACK = -9, F_USTACK = -10, F_FOLDED = -11, F_FRAME = -12,
+	F_COPY = -7, F_STACK = -8, F_KSTACK = -9, F_USTACK = -10, F_FOLDED = -11, F_FRAME = -12, F_LEAF = -13, F_SCRIPT = -14,
 };
 #define NCOMMON 6 /* the stored ones: F_NAME .. F_TIME */
 
@@ -41,7 +41,7 @@ static const struct { const char *name; int code; } event_common[] = {
 	{"name", F_NAME}, {"pid", F_PID}, {"tid", F_TID}, {"comm", F_COMM},
 	{"cpu", F_CPU}, {"time", F_TIME}, {"copy", F_COPY},
 	{"stack", F_STACK}, {"kstack", F_KSTACK}, {"ustack", F_USTACK},
-	{"folded", F_FOLDED}, {"frame", F_FRAME},
+	{"folded", F_FOLDED}, {"frame", F_FRAME}, {"leaf", F_LEAF}, {"script", F_SCRIPT},
 };
 
 static struct ltap_event_ud *event_state(lua_State *L)
@@ -111,7 +111,7 @@ static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
 	case F_CPU: lua_pushinteger(L, e->rec->cpu); break;
 	case F_TIME: lua_pushinteger(L, (lua_Integer)e->rec->ts); break;
 	case F_COPY: lua_pushvalue(L, lua_upvalueindex(3)); break;
-	case F_STACK: case F_KSTACK: case F_USTACK: case F_FOLDED: case F_FRAME:
+	case F_STACK: case F_KSTACK: case F_USTACK: case F_FOLDED: case F_FRAME: case F_LEAF: case F_SCRIPT:
 		lua_pushvalue(L, lua_upvalueindex(4 + F_STACK - code));
 		break;
 	default: e->desc->ops->field(L, e, code - 1); break;
@@ -187,15 +187,20 @@ static int event_args_index(lua_State *L)
 	return 1;
 }
 
-/* e:stack([LINES]), e:kstack(), e:ustack(), e:folded(), e:frame(N): the
- * call chain of a sample (stack.c). */
+/* e:stack([LINES]), e:kstack(), e:ustack(), e:folded(), e:frame(N) (stack.c),
+ * e:leaf() (leaf.c), e:script([PERIOD]) (scripttext.c): the call chain of
+ * a sample, of whatever kind its descriptor is. */
 static int event_stack(lua_State *L)
 {
 	struct ltap_event_ud *e = event_check(L);
 	int which = (int)lua_tointeger(L, lua_upvalueindex(2)), arg;
 
+	if (!e->rec->callchain)
+		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
+				  e->desc->ev ? e->desc->ev->name : "this event");
 	switch (which) {
 	case STACK_FOLDED:
+	case STACK_SCRIPT:
 		luaL_checktype(L, 1, LUA_TTABLE);
 		lua_pushliteral(L, "comm");
 		lua_rawget(L, 1);
@@ -207,6 +212,10 @@ static int event_stack(lua_State *L)
 	default:
 		arg = lua_toboolean(L, 2);
 	}
+	if (which == STACK_LEAF)
+		return ltap_stack_leaf(L, e->ctx, e->rec);
+	if (which == STACK_SCRIPT)
+		return ltap_stack_script(L, e->ctx, e->rec, arg);
 	return ltap_stack_push(L, e->ctx, e->rec, which, arg);
 }
 
@@ -288,18 +297,18 @@ void ltap_open_event(lua_State *L, struct ltap_ctx *ctx)
 	lua_pushvalue(L, -1);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.comms");
 	/* upvalues of __index: state, comm cache, e:copy, then e:stack, e:kstack,
-	 * e:ustack, e:folded, e:frame */
+	 * e:ustack, e:folded, e:frame, e:leaf, e:script */
 	lua_pushlightuserdata(L, e);
 	lua_pushvalue(L, -2);
 	lua_pushlightuserdata(L, e);
 	lua_pushvalue(L, -4);
 	lua_pushcclosure(L, event_copy, 2);     /* ev mt comms e comms copy */
-	for (int which = STACK_ALL; which <= STACK_FRAME; which++) {
+	for (int which = STACK_ALL; which <= STACK_SCRIPT; which++) {
 		lua_pushlightuserdata(L, e);
 		lua_pushinteger(L, which);
 		lua_pushcclosure(L, event_stack, 2);
 	}
-	lua_pushcclosure(L, event_index, 8);    /* ev mt comms index */
+	lua_pushcclosure(L, event_index, 10);   /* ev mt comms index */
 	lua_setfield(L, -3, "__index");
 	lua_pushlightuserdata(L, e);
 	lua_pushvalue(L, -2);

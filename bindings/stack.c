@@ -48,14 +48,14 @@ static void stack_push_frame(lua_State *L, struct ltap_ctx *ctx, int pid, uint64
 	}
 }
 
-#define MAX_FRAMES 512
+#define MAX_FRAMES LTAP_STACK_MAX_FRAMES
 
 /* The frames of r, leaf first, without the context markers. A user frame
  * outside every mapping of the process ends the chain: the frame-pointer
  * walk went astray there (code built without frame pointers, such as
  * Debian's libc), and what follows is stack garbage, often up to the
  * kernel's limit of 127 frames. That frame stays, as "[unknown]". */
-static int stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern)
+int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, uint64_t *addrs, unsigned char *kern)
 {
 	int kernel = 0, n = 0;
 
@@ -114,7 +114,7 @@ static int stack_folded(lua_State *L, struct ltap_ctx *ctx, const struct ltap_re
 {
 	uint64_t addrs[MAX_FRAMES];
 	unsigned char kern[MAX_FRAMES];
-	int n = stack_frames(ctx, r, addrs, kern);
+	int n = ltap_stack_frames(ctx, r, addrs, kern);
 	size_t len;
 	const char *comm = lua_tolstring(L, comm_idx, &len);
 	luaL_Buffer b;
@@ -135,12 +135,9 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 	unsigned char kern[MAX_FRAMES];
 	int n, k = 0;
 
-	if (!r->callchain)
-		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
-				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
 	if (which == STACK_FOLDED)
 		return stack_folded(L, ctx, r, arg);
-	n = stack_frames(ctx, r, addrs, kern);
+	n = ltap_stack_frames(ctx, r, addrs, kern);
 	if (which == STACK_FRAME) {
 		if (arg < 1 || arg > n)
 			return 0;

@@ -299,7 +299,6 @@ static int sampler_open(struct ltap_sampler *s, const struct ltap_sampler_event 
 
 	s->on_exec = on_exec && npids > 0;
 	s->self = (uint32_t)getpid();
-	s->notself = -ENOENT;
 	for (int i = 0; i < nev && npids == 0; i++)
 		if (evs[i].tp_id < 0) {
 			if ((s->notself = ltap_notself_open()) < 0)
@@ -461,5 +460,6 @@ struct ltap_source *ltap_sampler_new(struct ltap_symbols *syms)
 		return NULL;
 	s->src.ops = &sampler_ops_src;
 	s->syms = syms;
+	s->notself = -ENOENT; /* a run without perf events opens none, and closes none (not fd 0) */
 	return &s->src;
 }

@@ -1,6 +1,6 @@
 -- name: profile
 -- summary: CPU profile with call chains: top symbols, folded stacks, flame graph
--- usage: ltap profile [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] [--folded FILE] [--svg FILE] [--top N]
+-- usage: ltap profile [-F HZ] [-p PID | -c CMD | -a] [-d DURATION] [--folded FILE] [--svg FILE] [--save FILE] [--top N]
 -- example:
 --   # Samples: 1998
 --   #
@@ -13,7 +13,9 @@
 -- Samples cpu-clock at HZ (default 99) on every CPU, system-wide unless -p or
 -- -c, until -d, the command's end or ^C. Prints the perf-report-style table
 -- (by command, shared object, symbol); --folded writes the stacks in the
--- folded format; --svg writes a flame graph (ltap.flamegraph).
+-- folded format; --svg writes a flame graph (ltap.flamegraph); --save keeps
+-- every sample with its call chain as `perf script` prints it (addresses,
+-- symbol+offset, modules): ltap annotate -i and ltap flamegraph read it.
 local getopt = require("ltap.getopt")
 local folded = require("ltap.folded")
 local overhead = require("ltap.overhead")
@@ -22,6 +24,7 @@ local opts, pos = getopt{
   {"-F, --freq", "integer", "samples per second per CPU", default = 99, min = 1, max = 100000, arg = "HZ"},
   {"--folded", "string", "write the stacks in the folded format to FILE", arg = "FILE"},
   {"--svg", "string", "write a flame graph to FILE", arg = "FILE"},
+  {"--save", "string", "write every sample with its call chain to FILE as perf script text", arg = "FILE"},
   {"--top", "integer", "the N first rows of the table", default = 25, min = 1},
   targets = true,
 }
@@ -34,14 +37,30 @@ if opts.svg then
   flame = mod
 end
 
+local saved, nsaved, period = nil, 0, math.floor(1e9 / hz + 0.5)
+if opts.save then
+  local err
+  saved, err = io.open(opts.save, "w")
+  if not saved then error("--save: " .. err, 0) end
+end
+
 local stacks, acc = {}, overhead.new()
 profile(hz, function(e)
   folded.add(stacks, e)
   overhead.add(acc, e)
+  if saved then
+    saved:write(e:script(period))
+    nsaved = nsaved + 1
+  end
 end)
 
 finish(function()
   overhead.print(acc, top)
+  if saved then
+    local ok, err = saved:close()
+    if not ok then error("--save: " .. err, 0) end
+    io.stderr:write(string.format("ltap: %d samples saved to %s\n", nsaved, opts.save))
+  end
   if opts.folded then
     local n, err = folded.write(stacks, opts.folded)
     if not n then error("--folded: " .. err, 0) end

@@ -13,44 +13,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/ltap-mutate.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 python3 "$here/mutate_dat.py" "$work/cases" "$count" "$seed" "$here"/../data/*.dat > "$work/cases.txt" || exit 1
-export LSAN_OPTIONS="suppressions=$here/../lsan.supp:print_suppressions=0"
-ok=0 errors=0 crashes=0 hangs=0 reports=0 bad=0 shown=0
-while read -r name from what; do
-  f=$work/cases/$name
-  mkdir "$work/san"
-  ASAN_OPTIONS="log_path=$work/san/asan:detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:log_path=$work/san/ubsan" \
-    timeout -k 2 "$timeout" "$LTAP" --input "$f" "$here/mutate_all.lua" > "$work/out" 2> "$work/err" < /dev/null
-  rc=$?
-  why=""
-  if compgen -G "$work/san/*" > /dev/null; then
-    reports=$((reports + 1)); why="sanitizer report: $(grep -m1 -h 'ERROR\|runtime error' "$work"/san/* | head -c 300)"
-  fi
-  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-    hangs=$((hangs + 1)); why="no end within ${timeout}s $why"
-  elif [ $rc -gt 128 ]; then
-    crashes=$((crashes + 1)); why="killed by signal $((rc - 128)) $why"
-  elif [ -z "$why" ] && [ $rc -eq 0 ]; then
+. "$here/mutate_lib.sh"
+case_judge() { # RC FILE
+  if [ "$1" -eq 0 ]; then
     # a file no longer starting as a trace.dat is read as text: its lines
     # that are not events are counted, in one warning naming the file
-    if [ "$(wc -l < "$work/err")" -gt 1 ] || { [ -s "$work/err" ] && ! grep -qF "$f" "$work/err"; } ||
+    if [ "$(wc -l < "$work/err")" -gt 1 ] || { [ -s "$work/err" ] && ! grep -qF "$2" "$work/err"; } ||
        ! grep -q '^events [0-9]*, filtered [0-9]*$' "$work/out"; then
-      bad=$((bad + 1)); why="exit 0 without the script's last line, or with messages"
-    else
-      ok=$((ok + 1))
+      why="exit 0 without the script's last line, or with messages"
     fi
-  elif [ -z "$why" ]; then
-    if [ "$(wc -l < "$work/err")" -ne 1 ] || ! grep -qF "$f" "$work/err"; then
-      bad=$((bad + 1)); why="exit $rc without one line naming the file"
-    else
-      errors=$((errors + 1))
-    fi
+    return 0
   fi
-  if [ -n "$why" ] && [ $shown -lt 10 ]; then
-    shown=$((shown + 1))
-    echo "FAIL $name ($from, $what): $why"
-    head -c 600 "$work/err" | sed 's/^/  | /'
+  if [ "$(wc -l < "$work/err")" -ne 1 ] || ! grep -qF "$2" "$work/err"; then
+    why="exit $1 without one line naming the file"
   fi
-  rm -rf "$work/san"
-done < "$work/cases.txt"
+  return 1
+}
+mutate_loop "$work/cases" "$work/cases.txt" "$LTAP" --input @ "$here/mutate_all.lua"
 echo "mutations: $count cases (seed $seed): $errors errors, $ok replays; $crashes crashes, $hangs hangs, $reports with sanitizer reports, $bad bad endings"
 [ $((crashes + hangs + reports + bad)) -eq 0 ]

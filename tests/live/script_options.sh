@@ -63,6 +63,7 @@ target_error "-c: bad command '/bin/echo 'a': a ' is not closed" -c "/bin/echo '
 # --check-script: every bundled script loads (declarations, options), nothing
 # is attached, no command started, nothing runs
 declare -A ARGS=(
+  [annotate]="crunch"
   [latency]="syscalls:sys_enter_read syscalls:sys_exit_read"
   [record]="-e sched:sched_process_exec -o $WORK/never.dat"
   [report]="kmem:mm_page_alloc order==0"

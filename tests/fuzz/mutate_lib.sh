@@ -1,5 +1,5 @@
 # mutate_lib.sh: the loop of the mutation tests (tests/fuzz/t_mutate_tracedat.sh,
-# tests/live/t_annotate.sh), sourced.
+# tests/live/annotate.test), sourced.
 #
 #   mutate_loop CASES_DIR CASES_TXT CMD...: runs CMD, its word @ the case's
 #   file, for each case of CASES_TXT (mutate_dat.py's lines: name, source,

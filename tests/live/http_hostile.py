@@ -118,7 +118,7 @@ def case_slow_reader(addr):
     s.connect((host, int(port)))
     start = time.monotonic()
     s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-    time.sleep(0.5)
+    time.sleep(0.5)  # workload: the client that does not read
     r = answer(s, start)
     s.close()
     return r

@@ -1,12 +1,22 @@
-# lib.sh: helpers for live tests. Tests run with `set -e`; a failed check exits.
+# lib.sh: helpers for the live tests that are bash programs (tests/README.md
+# says which and why), sourced first: . "$(dirname "$0")/lib.sh". The engine
+# (engine.py) runs them with LTAP, PROGS, SRCDIR and WORK set and makes its
+# own checks around them (kernel state, sanitizer reports); by hand, WORK is
+# made here. set -e: a failed check, or any command failing outside one,
+# ends the test, naming the line.
+set -eE
 : "${LTAP:?LTAP must point at the ltap binary}" "${PROGS:?}" "${SRCDIR:?}"
-WORK=$(mktemp -d /tmp/ltap-test.XXXXXX)
-trap 'kill_started; rm -rf "$WORK"' EXIT
+if [ -z "${WORK:-}" ]; then WORK=$(mktemp -d /tmp/ltap-test.XXXXXX); OWN_WORK=1; fi
 STARTED=()
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null || true
+# (not a command inside a $(...), whose output the test reads, nor one under set +e)
+LIB_LEVEL=$BASH_SUBSHELL
+trap 'rc=$?; [ $BASH_SUBSHELL -ne $LIB_LEVEL ] || [[ $- != *e* ]] || echo "FAIL: $(basename "$0"):$LINENO: \"$BASH_COMMAND\" returned $rc"' ERR
+trap 'kill_started; [ -z "${OWN_WORK:-}" ] || rm -rf "$WORK"' EXIT
 
-# The tracing state a test must leave as it found it.
+# The tracing state a test must leave as it found it (the engine checks it
+# around every test; a script may check it between its own steps).
 snapshot() {
   ls $T/instances
   cat $T/set_event $T/set_event_pid $T/tracing_on $T/uprobe_events $T/dynamic_events 2>/dev/null
@@ -31,14 +41,14 @@ expect_grep() { grep -qE -- "$2" "$3" || { cat "$3"; fail "$1: no line matching 
 # run_ltap OUT ERR ARGS...: runs ltap, stores its exit code in RC.
 run_ltap() { local o=$1 e=$2; shift 2; set +e; "$LTAP" "$@" > "$o" 2> "$e"; RC=$?; set -e; }
 
-# wait_for FILE PATTERN [N]: waits up to 10 s for N (default 1) lines
+# wait_for FILE PATTERN [N]: waits up to 20 s for N (default 1) lines
 # matching PATTERN in FILE: readiness from what a program prints.
 wait_for() {
   local n
-  for _ in $(seq 200); do
+  for _ in $(seq 400); do
     n=$(grep -cE -- "$2" "$1" 2>/dev/null) || true
     [ "${n:-0}" -ge "${3:-1}" ] && return 0
-    sleep 0.05
+    sleep 0.05 # poll
   done
   fail "timed out waiting for ${3:-1} line(s) '$2' in $1"
 }
@@ -51,9 +61,9 @@ wait_attached() { wait_for "$1" "attached in [0-9.]+ ms"; }
 # (/proc/PID/syscall: read(2) is 0 on x86-64, fd 0): ltap --input - has
 # loaded its script and waits for a line.
 wait_reading() {
-  for _ in $(seq 1000); do
+  for _ in $(seq 2000); do
     case "$(cat /proc/$1/syscall 2>/dev/null)" in "0 0x0 "*) return 0 ;; esac
-    sleep 0.01
+    sleep 0.01 # poll
   done
   fail "pid $1 never blocked reading its standard input"
 }
@@ -63,20 +73,16 @@ wait_reading() {
 # signal, not one merged with the first (standard signals do not queue).
 signal_taken() {
   local bit=$(( 1 << ($(kill -l "${2:-INT}") - 1) ))
-  for _ in $(seq 1000); do
+  for _ in $(seq 2000); do
     local pnd
     pnd=$(awk '$1 == "SigPnd:" || $1 == "ShdPnd:" { printf "%s ", $2 }' /proc/$1/status 2>/dev/null) || return 0
     [ -z "$pnd" ] && return 0
     local p1=${pnd%% *} p2=${pnd#* }
     (( (0x$p1 | 0x${p2% }) & bit )) || return 0
-    sleep 0.01
+    sleep 0.01 # poll
   done
   fail "pid $1 never took its SIG${2:-INT}"
 }
 
-COUNT_SCRIPT=$WORK/count.lua
-cat > "$COUNT_SCRIPT" <<'LUA'
-local n = {}
-probe("syscalls:sys_enter_getppid", function(e) n[e.comm] = (n[e.comm] or 0) + 1 end)
-finish(function() for k, v in sorted(n) do printf("%s %d\n", k, v) end end)
-LUA
+# getppid() calls by process name (tests/live/lua/count.lua)
+COUNT_SCRIPT=$SRCDIR/tests/live/lua/count.lua

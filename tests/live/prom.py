@@ -49,7 +49,7 @@ def poll(what, fn):
                 return last
         except OSError as e:  # Prometheus still starting
             last = str(e)
-        time.sleep(0.2)
+        time.sleep(0.2)  # poll
     print("timed out waiting for %s; last: %s" % (what, last))
     sys.exit(1)
 
@@ -71,7 +71,7 @@ def cmd_poll(url, line, ms):
         if line in body.splitlines():
             print("ok: '%s' after %.2f s" % (line, time.monotonic() - start))
             return
-        time.sleep(int(ms) / 1000)
+        time.sleep(int(ms) / 1000)  # poll: a scrape every MS
     print("'%s' not there after 2 s of scrapes every %s ms" % (line, ms))
     sys.exit(1)
 

@@ -3,7 +3,10 @@
  * frame pointers can leave %rbp: the kernel's frame-pointer walk of a sample
  * then repeats that address up to its limit (127 frames), the junk a
  * profile must cut.
- *   badchain SECONDS */
+ *   badchain SECONDS [@FILE]  spins for SECONDS of wall time, after FILE
+ *                             exists (gate.h) */
+#include "gate.h"
+
 #include <stdlib.h>
 #include <time.h>
 
@@ -37,8 +40,11 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
+	double end;
 
+	if (argc > 2)
+		gate_wait(argv[2]);
+	end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
 	bad_frame[0] = (unsigned long)bad_frame;
 	bad_frame[1] = 0x10;
 	while (now() < end)

@@ -39,6 +39,8 @@ int disasm_disasm(lua_State *L)
 	uint64_t start, size;
 	int n;
 
+	if (!d && errno == ELIBACC)
+		return disasm_fail(L, "cannot disassemble %s: %s", path, ltap_disasm_unavailable());
 	if (!d)
 		return disasm_fail(L, "cannot read %s: %s", path,
 				   errno == ENOTSUP ? "not an x86-64 ELF file" : errno == ENOEXEC ? "not an ELF file" : strerror(errno));

@@ -18,6 +18,7 @@
  * symbol table (symtab.c) names branch targets and its DWARF line table
  * gives each instruction's file:line. */
 #include "disasm.h"
+#include "lazylib.h"
 
 #include "symtab.h"
 
@@ -48,6 +49,34 @@ struct anysym {
 	int global;
 	const char *name;
 };
+
+/* capstone, opened by the first ltap_disasm_open (lazylib.h) */
+static struct {
+	__typeof__(cs_open) *open;
+	__typeof__(cs_close) *close;
+	__typeof__(cs_option) *option;
+	__typeof__(cs_reg_name) *reg_name;
+	__typeof__(cs_insn_name) *insn_name;
+	__typeof__(cs_malloc) *malloc;
+	__typeof__(cs_free) *free;
+	__typeof__(cs_disasm_iter) *disasm_iter;
+} capstone;
+
+static const struct ltap_lazysym cs_syms[] = {
+	{"cs_open", &capstone.open},
+	{"cs_close", &capstone.close},
+	{"cs_option", &capstone.option},
+	{"cs_reg_name", &capstone.reg_name},
+	{"cs_insn_name", &capstone.insn_name},
+	{"cs_malloc", &capstone.malloc},
+	{"cs_free", &capstone.free},
+	{"cs_disasm_iter", &capstone.disasm_iter},
+	{0, 0},
+};
+
+/* the ABI of the header compiled against */
+_Static_assert(CS_API_MAJOR == 4, "capstone's soname below is libcapstone.so.4");
+static struct ltap_lazylib cs_lib = {.soname = "libcapstone.so.4", .syms = cs_syms};
 
 struct ltap_disasm {
 	Dwfl *dwfl;
@@ -86,6 +115,11 @@ static int disasm_dir_trusted(const char *path)
 	return stat(dirname(dir), &st) == 0 && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
+const char *ltap_disasm_unavailable(void)
+{
+	return ltap_lazylib_load(&cs_lib) ? cs_lib.why : NULL;
+}
+
 struct ltap_disasm *ltap_disasm_open(const char *path)
 {
 	struct ltap_disasm *d = calloc(1, sizeof *d);
@@ -94,6 +128,10 @@ struct ltap_disasm *ltap_disasm_open(const char *path)
 
 	if (!d)
 		return NULL;
+	if (ltap_disasm_unavailable()) {
+		e = ELIBACC;
+		goto fail;
+	}
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
@@ -122,12 +160,12 @@ struct ltap_disasm *ltap_disasm_open(const char *path)
 		}
 	}
 	d->tab = ltap_symtab_new(d->mod);
-	if (!d->tab || cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+	if (!d->tab || capstone.open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
 		e = ENOMEM;
 		goto fail;
 	}
-	cs_option(d->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	capstone.option(d->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	capstone.option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	return d;
 fail:
 	if (fd >= 0)
@@ -142,7 +180,7 @@ void ltap_disasm_close(struct ltap_disasm *d)
 	if (!d)
 		return;
 	if (d->cs)
-		cs_close(&d->cs);
+		capstone.close(&d->cs);
 	ltap_symtab_free(d->tab);
 	free(d->syms);
 	if (d->dwfl)
@@ -356,7 +394,7 @@ static int disasm_string_op(const cs_x86 *x)
 
 static const char *reg(csh cs, unsigned r)
 {
-	return cs_reg_name(cs, r);
+	return capstone.reg_name(cs, r);
 }
 
 static void put_operand(struct ltap_disasm *d, struct out *o, const cs_insn *in, const cs_x86_op *op,
@@ -424,7 +462,7 @@ static void put_mnemonic(struct ltap_disasm *d, const cs_insn *in, char *buf, si
 	static const char sizes[] = "bwlq";
 	const cs_x86 *x = &in->detail->x86;
 	const char *last = strrchr(in->mnemonic, ' ');
-	const char *name = cs_insn_name(d->cs, in->id);
+	const char *name = capstone.insn_name(d->cs, in->id);
 	size_t pre = last ? (size_t)(last - in->mnemonic + 1) : 0, n;
 	char m[64], prefix[64] = "";
 
@@ -644,7 +682,7 @@ int ltap_disasm_range(struct ltap_disasm *d, uint64_t start, uint64_t size, int 
 	*out = NULL;
 	if (!code)
 		return -ERANGE;
-	if (!(in = cs_malloc(d->cs)))
+	if (!(in = capstone.malloc(d->cs)))
 		return -ENOMEM;
 	while (left > 0 && n < max) {
 		struct ltap_insn *t;
@@ -653,7 +691,7 @@ int ltap_disasm_range(struct ltap_disasm *d, uint64_t start, uint64_t size, int 
 			struct ltap_insn *more = realloc(ins, (size_t)ncap * sizeof *ins);
 			if (!more) {
 				free(ins);
-				cs_free(in, 1);
+				capstone.free(in, 1);
 				return -ENOMEM;
 			}
 			ins = more;
@@ -661,7 +699,7 @@ int ltap_disasm_range(struct ltap_disasm *d, uint64_t start, uint64_t size, int 
 		}
 		t = &ins[n];
 		memset(t, 0, sizeof *t);
-		if (!cs_disasm_iter(d->cs, &code, &left, &addr, in)) {
+		if (!capstone.disasm_iter(d->cs, &code, &left, &addr, in)) {
 			/* not an instruction capstone knows: objdump's "(bad)" takes one byte */
 			snprintf(t->text, sizeof t->text, "%s", disasm_unknown(code, left, &t->size));
 			t->addr = addr;
@@ -676,7 +714,7 @@ int ltap_disasm_range(struct ltap_disasm *d, uint64_t start, uint64_t size, int 
 		disasm_line(d, t, &last_rel, &last_abs);
 		n++;
 	}
-	cs_free(in, 1);
+	capstone.free(in, 1);
 	*out = ins;
 	return n;
 }

@@ -19,6 +19,10 @@ struct ltap_insn {
 
 /* Opens the ELF file path (a regular file, opened without blocking: the
  * path may come from a recorded profile). NULL with errno set. */
+/* NULL when the disassembler (capstone, opened at first use) is there,
+ * else why not. */
+const char *ltap_disasm_unavailable(void);
+/* NULL with errno: ELIBACC when ltap_disasm_unavailable() says why */
 struct ltap_disasm *ltap_disasm_open(const char *path);
 void ltap_disasm_close(struct ltap_disasm *d);
 

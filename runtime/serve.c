@@ -24,6 +24,7 @@
  * oldest unanswered one for long. */
 #include "serve.h"
 
+#include "lazylib.h"
 #include "log.h"
 
 #include <errno.h>
@@ -44,6 +45,40 @@
 
 #define TEXT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define OPENMETRICS_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+/* libmicrohttpd, opened by the first ltap_server_open (lazylib.h) */
+static struct {
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_quiesce_daemon) *quiesce_daemon;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+} mhd;
+
+static const struct ltap_lazysym mhd_syms[] = {
+	{"MHD_add_response_header", &mhd.add_response_header},
+	{"MHD_create_response_from_buffer", &mhd.create_response_from_buffer},
+	{"MHD_destroy_response", &mhd.destroy_response},
+	{"MHD_get_connection_info", &mhd.get_connection_info},
+	{"MHD_get_daemon_info", &mhd.get_daemon_info},
+	{"MHD_get_timeout", &mhd.get_timeout},
+	{"MHD_lookup_connection_value", &mhd.lookup_connection_value},
+	{"MHD_queue_response", &mhd.queue_response},
+	{"MHD_quiesce_daemon", &mhd.quiesce_daemon},
+	{"MHD_run", &mhd.run},
+	{"MHD_start_daemon", &mhd.start_daemon},
+	{"MHD_stop_daemon", &mhd.stop_daemon},
+	{0, 0},
+};
+
+static struct ltap_lazylib mhd_lib = {.soname = "libmicrohttpd.so.12", .syms = mhd_syms};
 
 struct serve_conn {
 	int fd;                /* -1: free */
@@ -119,18 +154,18 @@ static enum MHD_Result serve_answer(struct MHD_Connection *c, unsigned status, c
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
-	r = MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	r = mhd.create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		if (owned)
 			free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ok = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ok = mhd.queue_response(c, status, r);
+	mhd.destroy_response(r);
 	return ok;
 }
 
@@ -149,7 +184,7 @@ static enum MHD_Result serve_request(void *cls, struct MHD_Connection *c, const 
 	size_t len = 0;
 	int om;
 
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	(void)version;
 	(void)upload;
@@ -161,7 +196,7 @@ static enum MHD_Result serve_request(void *cls, struct MHD_Connection *c, const 
 		return serve_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics is served\n", &s->counts.bad_method);
 	if (strcmp(url, "/metrics") != 0)
 		return serve_error(c, MHD_HTTP_NOT_FOUND, "not found: ltap serves /metrics\n", &s->counts.not_found);
-	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	accept = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	om = accept && ltap_serve_wants_openmetrics(accept);
 	/* counted first: the scrape being answered is in its own count */
 	s->counts.scrapes++;
@@ -211,7 +246,7 @@ static void serve_notify(void *cls, struct MHD_Connection *c, void **sock_ctx, e
 	}
 	for (int i = 0; i <= CONN_LIMIT; i++) {
 		if (s->conns[i].fd < 0) {
-			const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+			const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 			s->conns[i] = (struct serve_conn){.fd = ci ? ci->connect_fd : -1,
 							  .deadline = ltap_now() + CONN_DEADLINE};
 			*sock_ctx = &s->conns[i];
@@ -250,18 +285,18 @@ static void serve_poll(void *ud)
 	MHD_UNSIGNED_LONG_LONG ms;
 	uint64_t now, due;
 
-	MHD_run(s->mhd);
+	mhd.run(s->mhd);
 	/* at its limit MHD takes the listen socket out of its epoll and puts
 	 * it back only at the start of a later MHD_run: when connections
 	 * closed since, that run must come now, or nothing would wake it */
 	if (s->was_full && s->nconns < CONN_LIMIT) {
 		s->was_full = 0;
-		MHD_run(s->mhd);
+		mhd.run(s->mhd);
 	}
 	now = ltap_now();
 	due = serve_reap(s, now);
 	/* MHD's own timeouts, and 0 when it holds data it has not processed */
-	if (MHD_get_timeout(s->mhd, &ms) == MHD_YES) {
+	if (mhd.get_timeout(s->mhd, &ms) == MHD_YES) {
 		uint64_t at = now + (uint64_t)ms * 1000000ull;
 		if (!due || at < due)
 			due = at ? at : 1;
@@ -321,9 +356,13 @@ static int serve_bind(struct ltap_server *s, const char *where)
 
 struct ltap_server *ltap_server_open(const char *where, ltap_serve_fn fn, void *ud)
 {
-	struct ltap_server *s = calloc(1, sizeof *s);
+	struct ltap_server *s;
 
-	if (!s) {
+	if (ltap_lazylib_load(&mhd_lib)) {
+		ltap_err("serve: cannot load libmicrohttpd for --serve: %s", mhd_lib.why);
+		return NULL;
+	}
+	if (!(s = calloc(1, sizeof *s))) {
 		ltap_err("serve: out of memory");
 		return NULL;
 	}
@@ -355,7 +394,7 @@ int ltap_server_attach(struct ltap_server *s, struct ltap_loop *loop)
 	const union MHD_DaemonInfo *di;
 	int w;
 
-	s->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, serve_request, s,
+	s->mhd = mhd.start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, serve_request, s,
 				  MHD_OPTION_LISTEN_SOCKET, s->fd,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
@@ -366,7 +405,7 @@ int ltap_server_attach(struct ltap_server *s, struct ltap_loop *loop)
 		ltap_err("serve: cannot start the HTTP server on %s", s->address);
 		return -EINVAL;
 	}
-	di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	di = mhd.get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 	if (!di) {
 		ltap_err("serve: the HTTP server has no epoll fd");
 		return -EINVAL;
@@ -389,8 +428,8 @@ void ltap_server_close(struct ltap_server *s)
 		ltap_loop_unwatch(s->loop, s->watch);
 	if (s->mhd) {
 		/* hands the listen socket back (ours to close), then closes the connections */
-		MHD_quiesce_daemon(s->mhd);
-		MHD_stop_daemon(s->mhd);
+		mhd.quiesce_daemon(s->mhd);
+		mhd.stop_daemon(s->mhd);
 	}
 	if (s->fd >= 0)
 		close(s->fd);

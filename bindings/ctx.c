@@ -91,17 +91,11 @@ struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt)
 			return NULL;
 		}
 	}
-	if (!opt->input) {
-		/* first, while the process is small: the fork copies little */
-		int e = ltap_guardian_start();
-		if (e) {
-			ltap_err("guardian: cannot start the process that undoes ltap's kernel changes if it is killed: %s",
-				 strerror(-e));
-			free(ctx);
-			return NULL;
-		}
-		ltap_guardian_reap_stale();
-	}
+	/* the guardian starts with the first change listed with it (a command's
+	 * cgroup, the instance, a uprobe group), not before: runs that change
+	 * nothing fork nothing */
+	if (!opt->input)
+		ltap_guardian_reap_first();
 	ctx->proc = ltap_proc_new();
 	ctx->syms = ltap_symbols_new();
 	if (!ctx->proc || !ctx->syms || (opt->input ? ctx_open_input(ctx) : ctx_open_live(ctx)) ||

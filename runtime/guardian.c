@@ -44,6 +44,7 @@ static struct {
 	pid_t pid;
 	int sock;
 	int broken; /* said once that the guardian is gone */
+	int reap;   /* reap dead ltaps' leftovers when it starts */
 } guardian = {.sock = -1};
 
 /* --- in the guardian ------------------------------------------------ */
@@ -355,7 +356,16 @@ int ltap_guardian_add(enum ltap_guard_kind kind, const char *name)
 			 strerror(-e));
 	if (e || guardian.owner != getpid())
 		return e;
+	if (guardian.reap) {
+		guardian.reap = 0;
+		ltap_guardian_reap_stale();
+	}
 	return guardian_send('+', kind, name);
+}
+
+void ltap_guardian_reap_first(void)
+{
+	guardian.reap = 1;
 }
 
 int ltap_guardian_forget(enum ltap_guard_kind kind, const char *name)

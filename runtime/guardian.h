@@ -29,7 +29,8 @@ enum ltap_guard_kind {
 
 #define LTAP_GUARD_NAME_MAX 1024
 
-/* Forks the guardian (once; later calls return 0). 0 or -errno. */
+/* Forks the guardian (once; later calls return 0). 0 or -errno. It is
+ * started by the first ltap_guardian_add, just before the first change. */
 int ltap_guardian_start(void);
 /* Lists a thing to undo, before it is made; starts the guardian if need be.
  * Once this returns the name is in the guardian's socket: a SIGKILL on the
@@ -45,5 +46,9 @@ int ltap_guardian_pid(void);
  * "ltap-<pid>" and dynamic event groups "ltap_<pid>" whose pid is not a
  * running ltap. */
 void ltap_guardian_reap_stale(void);
+/* ltap_guardian_reap_stale() at the first ltap_guardian_add, before the
+ * first change of this run: a run that changes nothing in the kernel (a
+ * flame graph, a replay, a profile) forks no guardian and reaps nothing. */
+void ltap_guardian_reap_first(void);
 
 #endif

@@ -1,6 +1,6 @@
 #!/bin/bash
 # What a dead ltap left without a guardian (an older ltap; a guardian killed
-# with it) is removed by the next start of any run, and by `ltap list`:
+# with it) is removed by the next run that changes the kernel, and by `ltap list`:
 # instances "ltap-<pid>" and uprobe groups "ltap_<pid>" whose pid is no
 # running ltap. Those of a running ltap stay. The leftovers are made by hand,
 # under a pid above pid_max, which no process can have.
@@ -10,8 +10,8 @@ dead=999999999
 # never enabled, so any offset inside the file will do for the kernel
 off=0x100
 leave_stale() {
-  mkdir $T/instances/ltap-$dead
-  echo "p:ltap_$dead/p_f_1 $P:$off" >> $T/uprobe_events
+  [ -d $T/instances/ltap-$dead ] || mkdir $T/instances/ltap-$dead
+  grep -q "ltap_$dead/p_f_1" $T/uprobe_events || echo "p:ltap_$dead/p_f_1 $P:$off" >> $T/uprobe_events
   [ -d $T/instances/ltap-$dead ] && grep -q "ltap_$dead/p_f_1" $T/uprobe_events || fail "could not make the stale leftovers"
 }
 
@@ -34,10 +34,12 @@ reap_run() {
   done
 }
 
-# a run without probes of its own, and of a running ltap's: only the dead one's go
+# a run without u: probes of its own, and of a running ltap's: only the dead
+# one's go. A run reaps just before its own first change (here its
+# instance); one that changes nothing touches nothing (below).
 "$LTAP" -v -e "probe('u:$P:f', function() end)" > $WORK/out 2> $WORK/err.live & live=$!; STARTED+=($live)
 wait_for $WORK/err.live "attached in"
-reap_run -d 10ms -e ''
+reap_run -d 10ms -e "probe('sched:sched_process_exit', function() end)"
 expect_eq "exit" 0 "$RC"
 [ ! -d $T/instances/ltap-$dead ] || fail "stale instance not removed at the next start"
 grep -q "ltap_$dead/" $T/uprobe_events && fail "stale uprobe not removed by a run without u: probes"
@@ -47,6 +49,13 @@ expect_grep "probe removal said" "removed stale probe ltap_$dead/p_f_1" $WORK/er
 grep -q "ltap_$live/" $T/uprobe_events || fail "the running ltap's uprobe was removed"
 echo "ok: the running ltap's instance and uprobe stay"
 kill -INT $live; wait $live
+
+# a run that changes nothing in the kernel removes nothing either
+leave_stale
+run_ltap $WORK/out $WORK/err -d 10ms -e ''
+expect_eq "no-change exit" 0 "$RC"
+grep -q "removed stale" $WORK/err && fail "a run that changes nothing removed stale leftovers"
+echo "ok: a run that changes nothing reaps nothing"
 
 # ltap list
 reap_run list 'sched:sched_switch'

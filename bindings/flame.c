@@ -10,8 +10,8 @@
  *   local keys, cnt, cnt0 = ltap.flame_sort(t, t0)   -- folded tables, stacks in byte order
  *   local fl = ltap.flame_layout(keys, cnt, cnt0, minw)
  *   local n, total, total_before, dmax, maxdelta = fl:info()
- *   local text = fl:svg{xpad=, wpt=, charw=, fh=, base=, ty_off=, inverted=, cap=,
- *                       fill="palette"|"self"|"inclusive", palette=, hash=, negate=, countname=}
+ *   local text = fl:svg({xpad=, wpt=, charw=, fh=, base=, ty_off=, inverted=, cap=,
+ *                       fill="palette"|"self"|"inclusive", palette=, hash=, negate=, countname=} [, file])
  *
  * In C because it runs per stack and per frame: the Lua version spent
  * ~15 us a frame formatting its line, more than flamegraph.pl. */
@@ -24,6 +24,7 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,16 +129,21 @@ static double flame_field(lua_State *L, const char *name)
 	return v;
 }
 
-/* fl:svg(STYLE): the frames' lines of the SVG */
+/* fl:svg(STYLE [, FILE]): the frames' lines of the SVG; with FILE (an io
+ * file) they are written to it and the number of bytes is returned: a
+ * graph of many MB is then not copied into a Lua string and again into
+ * the whole SVG's. */
 static int flame_svg(lua_State *L)
 {
 	static const char *const fills[] = {"palette", "self", "inclusive", NULL};
 	struct flame_ud *u = flame_check(L);
 	struct ltap_flame_style st;
 	struct ltap_strbuf text = {0};
+	luaL_Stream *f = lua_isnoneornil(L, 3) ? NULL : luaL_checkudata(L, 3, LUA_FILEHANDLE);
 	int rc;
 
 	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_settop(L, 3); /* the style's fields go above the arguments */
 	st.xpad = flame_field(L, "xpad");
 	st.wpt = flame_field(L, "wpt");
 	st.charw = flame_field(L, "charw");
@@ -161,6 +167,16 @@ static int flame_svg(lua_State *L)
 	if (rc) {
 		free(text.p);
 		return luaL_error(L, "not enough memory");
+	}
+	if (f) {
+		size_t put = f->closef && text.len ? fwrite(text.p, 1, text.len, f->f) : 0;
+		free(text.p);
+		if (!f->closef)
+			return luaL_error(L, "attempt to use a closed file");
+		if (put != text.len)
+			return luaL_fileresult(L, 0, NULL);
+		lua_pushinteger(L, (lua_Integer)put);
+		return 1;
 	}
 	lua_pushlstring(L, text.p ? text.p : "", text.len);
 	free(text.p);

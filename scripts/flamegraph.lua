@@ -142,7 +142,9 @@ begin(function()
     local before, after = read(files[1]), nil
     after = before and read(files[2])
     if not after then exit(1); return end
-    n = fg.diff(before, after, out, graph)
+    local why
+    n, why = fg.diff(before, after, out, graph)
+    if not n then warn("cannot write %s", why); exit(1); return end
   else
     local list = read(files[1] or "-")
     if not list then exit(1); return end
@@ -151,7 +153,11 @@ begin(function()
       if not lines then warn("cannot write %s: %s", o.folded, why); exit(1); return end
       if o.folded ~= "-" then io.stderr:write(string.format("flamegraph: %d stacks written to %s\n", lines, o.folded)) end
     end
-    if out then n = fg.write(list, out, graph) end
+    if out then
+      local why
+      n, why = fg.write(list, out, graph)
+      if not n then warn("cannot write %s", why); exit(1); return end
+    end
   end
   if out and out ~= "-" then io.stderr:write(string.format("flamegraph: %d frames written to %s\n", n, out)) end
   exit(0)

@@ -70,7 +70,8 @@ finish(function()
     io.stderr:write(string.format("ltap: %d stacks written to %s\n", n, opts.folded))
   end
   if flame then
-    flame.write(stacks, opts.svg, { title = "ltap profile " .. hz .. " Hz" })
+    local n, err = flame.write(stacks, opts.svg, { title = "ltap profile " .. hz .. " Hz" })
+    if not n then error("--svg: " .. err, 0) end
     io.stderr:write(string.format("ltap: flame graph written to %s\n", opts.svg))
   end
 end)

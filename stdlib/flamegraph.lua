@@ -5,6 +5,7 @@
 --   local fg = require("ltap.flamegraph")
 --   fg.write(stacks, "out.svg", {title = "CPU profile"})  -- stacks: {["comm;f1;f2"] = count}
 --   fg.diff(before, after, "diff.svg")                    -- growth red, shrink blue
+--     (both: frames drawn, or nil and why the file could not be written)
 --   fg.svg(stacks, opts) -> svg text, frames drawn
 --
 -- stacks is a folded table or a stack list of ltap.folded (input order kept,
@@ -345,7 +346,9 @@ local SCRIPT = [[
 ]] .. "]]>" .. [[</script>
 ]]
 
-local function render(keys, cnt, cnt0, c)
+-- The SVG text, or with file (an io file) the SVG written to it; and the
+-- number of frames drawn.
+local function render(keys, cnt, cnt0, c, file)
   local total = 0
   for i = 1, #cnt do total = total + cnt[i] end
   local xpad, fs = 10, c.fontsize
@@ -376,6 +379,7 @@ local function render(keys, cnt, cnt0, c)
 
   local out = {}
   local function w(s) out[#out + 1] = s end
+  if file then w = function(s) assert(file:write(s, "\n")) end end
   local bg = c.background
   w('<?xml version="1.0" standalone="no"?>')
   w(format('<svg class="ltap-flame" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d" xmlns="http://www.w3.org/2000/svg"'
@@ -403,37 +407,52 @@ local function render(keys, cnt, cnt0, c)
     w(format('<text x="%d" y="%d" text-anchor="middle">No samples</text>', c.width // 2, fs * 5))
   end
   w('<g id="frames">')
-  local lines = layout:svg{xpad = xpad, wpt = wpt, charw = charw, fh = fh, base = base, ty_off = 3 + (fh - 1) / 2,
+  local style = {xpad = xpad, wpt = wpt, charw = charw, fh = fh, base = base, ty_off = 3 + (fh - 1) / 2,
     inverted = c.inverted, cap = cap, fill = cnt0 and c.diff or "palette", palette = c.colors, hash = c.hash,
     negate = c.negate, countname = c.countname}
-  if lines ~= "" then w(lines) end
+  if file then
+    -- the frames go straight to the file (the bulk of a big graph)
+    if assert(layout:svg(style, file)) > 0 then w("") end
+  else
+    local lines = layout:svg(style)
+    if lines ~= "" then w(lines) end
+  end
   w('</g>')
   w(SCRIPT)
   w('</svg>')
+  if file then return nil, n end
   return concat(out, "\n") .. "\n", n
 end
 
 -- flamegraph.svg(stacks, opts) -> svg text, frames drawn. stacks: a folded
 -- table or a stack list (two columns: a differential graph).
-function M.svg(stacks, o)
+local function graph(stacks, o)
   local c = options(o)
   local keys, cnt, cnt0 = arrange(stacks, nil, c)
   if c.colors == "chain" then chain_marks(keys) end
-  return render(keys, cnt, cnt0, c)
+  return keys, cnt, cnt0, c
 end
 
-local function write_file(path, text)
-  if path == "-" then io.stdout:write(text); return end
-  local f, err = io.open(path, "w")
-  if not f then error("flamegraph: cannot write " .. tostring(path) .. ": " .. tostring(err), 3) end
-  f:write(text)
-  f:close()
+function M.svg(stacks, o)
+  return render(graph(stacks, o))
+end
+
+-- Renders into the file at path ("-": standard output), for write and diff:
+-- frames drawn, or nil and why the file could not be written (as io does).
+local function write_file(path, keys, cnt, cnt0, c)
+  local f, err = io.stdout, nil
+  if path ~= "-" then f, err = io.open(path, "w") end
+  if not f then return nil, err end
+  local ok, why, n = pcall(render, keys, cnt, cnt0, c, f)
+  local done, cerr = true, nil
+  if f ~= io.stdout then done, cerr = f:close() else done, cerr = f:flush() end
+  if not ok then return nil, tostring(path) .. ": " .. tostring(why):gsub("^.-:%d+: ", "") end
+  if not done then return nil, tostring(path) .. ": " .. tostring(cerr) end
+  return n
 end
 
 function M.write(stacks, path, o)
-  local text, n = M.svg(stacks, o)
-  write_file(path, text)
-  return n
+  return write_file(path, graph(stacks, o))
 end
 
 -- The before profile scaled to the after profile's total, stack by stack,
@@ -454,20 +473,22 @@ end
 -- total unless normalize = false), on the scale of the largest change; with
 -- diff = "inclusive" by the change of its share of all samples, including
 -- its callees', on the scale of the largest such change.
-function M.diff_svg(before, after, o)
+local function diff_graph(before, after, o)
   local c = options(o)
   if type(before.stacks) == "table" then before = folded.merge(before) end
   if type(after.stacks) == "table" then after = folded.merge(after) end
   if o == nil or o.normalize ~= false then before = normalized(before, after) end
   local keys, cnt, cnt0 = arrange(after, before, c)
   if c.colors == "chain" then chain_marks(keys) end
-  return render(keys, cnt, cnt0, c)
+  return keys, cnt, cnt0, c
+end
+
+function M.diff_svg(before, after, o)
+  return render(diff_graph(before, after, o))
 end
 
 function M.diff(before, after, path, o)
-  local text, n = M.diff_svg(before, after, o)
-  write_file(path, text)
-  return n
+  return write_file(path, diff_graph(before, after, o))
 end
 
 return M

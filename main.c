@@ -278,9 +278,8 @@ int main(int argc, char **argv)
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192, .max_drain = LTAP_MAX_DRAIN};
 	const char *code = NULL, *name = NULL;
-	char *src = NULL;
-	size_t len = 0;
-	int c, rc, owned = 0, load_only = 0;
+	struct ltap_chunk script = {0};
+	int c, rc, load_only = 0;
 	struct ltap_ctx *ctx;
 	char chunk[4200], why[4200];
 	uint64_t v;
@@ -372,15 +371,14 @@ int main(int argc, char **argv)
 		/* a script file is named as a path; a bare name is a bundled script,
 		 * never a file of the current directory (ltap runs as root) */
 		if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".lua") == 0)) {
-			if (!(src = ltap_file_read(name, LTAP_SCRIPT_MAX, &len))) {
+			if (!(script.src = ltap_file_read(name, LTAP_SCRIPT_MAX, &script.len))) {
 				ltap_err("cannot read script %s: %s", name, strerror(errno));
 				return 2;
 			}
-			owned = 1;
+			script.owned = 1;
 			snprintf(chunk, sizeof chunk, "@%s", name);
 		} else {
-			src = (char *)ltap_embedded_find(LTAP_EMBED_SCRIPT, name, &len, &owned);
-			if (!src) {
+			if (ltap_embedded_get(LTAP_EMBED_SCRIPT, name, &script)) {
 				ltap_err("no bundled script named '%s' (see: ltap scripts; a script file is "
 					 "named as a path: ltap ./%s)", name, name);
 				return 2;
@@ -388,20 +386,18 @@ int main(int argc, char **argv)
 			snprintf(chunk, sizeof chunk, "@scripts/%s.lua", name);
 		}
 	} else {
-		src = (char *)code;
-		len = strlen(code);
+		script.src = code;
+		script.len = strlen(code);
 		snprintf(chunk, sizeof chunk, "=-e");
 		name = "-e";
 	}
 	ctx = ltap_ctx_new(&opt);
 	if (!ctx) {
-		if (owned)
-			free(src);
+		ltap_chunk_free(&script);
 		return 1;
 	}
-	rc = ltap_ctx_load(ctx, src, len, chunk, argc - optind, argv + optind, name);
-	if (owned)
-		free(src);
+	rc = ltap_ctx_load(ctx, &script, chunk, argc - optind, argv + optind, name);
+	ltap_chunk_free(&script);
 	if (rc == 0)
 		rc = load_only ? 0 : ltap_ctx_run(ctx);
 	else if (ctx->usage)

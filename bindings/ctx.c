@@ -169,7 +169,7 @@ static void ctx_header(lua_State *L, const char *code, size_t len)
 	lua_pop(L, 1); /* ltap */
 }
 
-int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char *chunkname,
+int ltap_ctx_load(struct ltap_ctx *ctx, const struct ltap_chunk *c, const char *chunkname,
 		  int argc, char **argv, const char *arg0)
 {
 	lua_State *L = ctx->L;
@@ -186,9 +186,12 @@ int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char
 	/* the name usage errors are reported under (ltap_usage_report) */
 	lua_pushstring(L, arg0);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.script");
-	ctx_header(L, code, len);
-	if (luaL_loadbuffer(L, code, len, chunkname) != LUA_OK) {
-		ltap_err("%s", lua_tostring(L, -1));
+	ctx_header(L, c->src, c->len);
+	if (ltap_chunk_load(L, c, chunkname) != LUA_OK) {
+		if (!c->code && c->len && c->src[0] == LUA_SIGNATURE[0])
+			ltap_err("%s: a precompiled Lua chunk: ltap loads scripts as source only", arg0);
+		else
+			ltap_err("%s", lua_tostring(L, -1));
 		lua_pop(L, 1);
 		return -1;
 	}

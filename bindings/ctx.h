@@ -4,6 +4,7 @@
 #define LTAP_CTX_H
 
 #include "command.h"
+#include "embedded.h"
 #include "gate.h"
 #include "loop.h"
 #include "stream.h"
@@ -202,7 +203,7 @@ static inline struct ltap_ctx *ltap_ctx_get(lua_State *L)
 struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt);
 void ltap_ctx_free(struct ltap_ctx *ctx);
 /* Loads and runs a chunk (the load phase: it only declares). 0 or -1. */
-int ltap_ctx_load(struct ltap_ctx *ctx, const char *code, size_t len, const char *chunkname,
+int ltap_ctx_load(struct ltap_ctx *ctx, const struct ltap_chunk *c, const char *chunkname,
 		  int argc, char **argv, const char *arg0);
 /* Attaches, runs to the end, runs end hooks, detaches. Returns the exit code. */
 int ltap_ctx_run(struct ltap_ctx *ctx);

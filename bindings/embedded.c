@@ -9,43 +9,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *ltap_embedded_find(int kind, const char *name, size_t *len, int *owned)
+int ltap_embedded_get(int kind, const char *name, struct ltap_chunk *out)
 {
 	const char *dev = getenv("LTAP_SOURCE_DIR");
 
-	*owned = 0;
+	memset(out, 0, sizeof *out);
 	if (dev && *dev) {
 		char path[4096];
-		char *s;
 		snprintf(path, sizeof path, "%s/%s/%s.lua", dev, kind == LTAP_EMBED_STDLIB ? "stdlib" : "scripts", name);
-		if ((s = ltap_file_read(path, LTAP_SCRIPT_MAX, len)) != NULL) {
-			*owned = 1;
-			return s;
+		if ((out->src = ltap_file_read(path, LTAP_SCRIPT_MAX, &out->len)) != NULL) {
+			out->owned = 1;
+			return 0;
 		}
 	}
 	for (const struct ltap_embedded *e = ltap_embedded; e->name; e++) {
 		if (e->kind == kind && strcmp(e->name, name) == 0) {
-			*len = e->len;
-			return e->src;
+			*out = (struct ltap_chunk){e->src, e->len, e->code, e->codelen, 0};
+			return 0;
 		}
 	}
-	return NULL;
+	return -1;
+}
+
+void ltap_chunk_free(struct ltap_chunk *c)
+{
+	if (c->owned)
+		free((void *)c->src);
+	memset(c, 0, sizeof *c);
+}
+
+int ltap_chunk_load(lua_State *L, const struct ltap_chunk *c, const char *chunkname)
+{
+	/* bytecode only from ltap's own image; whatever else is text only (a
+	 * crafted binary chunk can crash the VM) */
+	if (c->code)
+		return luaL_loadbufferx(L, c->code, c->codelen, chunkname, "b");
+	return luaL_loadbufferx(L, c->src ? c->src : "", c->len, chunkname, "t");
 }
 
 static int embedded_loader(lua_State *L)
 {
 	const char *name = lua_tostring(L, lua_upvalueindex(1));
-	size_t len;
-	int owned, st;
-	const char *src = ltap_embedded_find(LTAP_EMBED_STDLIB, name, &len, &owned);
+	struct ltap_chunk c;
 	char chunk[256];
+	int st;
 
-	if (!src)
+	if (ltap_embedded_get(LTAP_EMBED_STDLIB, name, &c))
 		return luaL_error(L, "no stdlib module '%s'", name);
 	snprintf(chunk, sizeof chunk, "@stdlib/%s.lua", name);
-	st = luaL_loadbuffer(L, src, len, chunk);
-	if (owned)
-		free((void *)src);
+	st = ltap_chunk_load(L, &c, chunk);
+	ltap_chunk_free(&c);
 	if (st != LUA_OK)
 		return lua_error(L);
 	lua_call(L, 0, 1);

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "command.h"
 #include "gate.h"
+#include "lazylib.h"
 #include "log.h"
 #include "parse.h"
 #include "perfmap.h"
@@ -795,6 +796,24 @@ static void test_gate(void)
 	      ltap_gate_drop(&g, 300 + LTAP_GATE_WAIT, LTAP_GATE_EVENT) == 1);
 }
 
+static int (*lazy_puts)(const char *);
+static const struct ltap_lazysym lazy_libc_syms[] = {{"puts", &lazy_puts}, {0, 0}};
+static const struct ltap_lazysym lazy_none_syms[] = {{"no_such_function_here", &lazy_puts}, {0, 0}};
+
+/* lazylib: a library found, a soname that is not there, a missing symbol */
+static void test_lazylib(void)
+{
+	struct ltap_lazylib libc = {.soname = "libc.so.6", .syms = lazy_libc_syms};
+	struct ltap_lazylib none = {.soname = "libltap-not-there.so.9", .syms = lazy_libc_syms};
+	struct ltap_lazylib nosym = {.soname = "libc.so.6", .syms = lazy_none_syms};
+
+	CHECK(ltap_lazylib_load(&libc) == 0 && lazy_puts != NULL && libc.state == 1);
+	CHECK(ltap_lazylib_load(&libc) == 0);
+	CHECK(ltap_lazylib_load(&none) == -1 && strstr(none.why, "libltap-not-there.so.9") != NULL);
+	CHECK(ltap_lazylib_load(&none) == -1);
+	CHECK(ltap_lazylib_load(&nosym) == -1 && strcmp(nosym.why, "libc.so.6 has no no_such_function_here") == 0);
+}
+
 int main(int argc, char **argv)
 {
 	test_duration();
@@ -809,6 +828,7 @@ int main(int argc, char **argv)
 	test_perfmap();
 	test_command();
 	test_gate();
+	test_lazylib();
 	if (argc > 3) {
 		test_symbols(argv[1], argv[2]);
 		test_elf(argv[3]);

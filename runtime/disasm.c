@@ -12,12 +12,13 @@
  * whose 64-bit size is the default). README (ltap annotate) says how often
  * the text equals objdump's over whole libraries.
  *
- * The ELF file is opened through libdwfl as symbols.c opens mappings (no
- * blocking open, a regular file, separate debug info only from
- * /usr/lib/debug when the file's directory is not root's alone), so its
- * symbol table (symtab.c) names branch targets and its DWARF line table
- * gives each instruction's file:line. */
+ * The ELF file is opened as symbols.c opens mappings (dwfile.h: no
+ * blocking open, a regular file, ltap's own search for separate debug
+ * info, never a debuginfod server), so its symbol table (symtab.c) names
+ * branch targets and its DWARF line table gives each instruction's
+ * file:line. */
 #include "disasm.h"
+#include "dwfile.h"
 #include "lazylib.h"
 
 #include "symtab.h"
@@ -27,15 +28,11 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct pooled {
 	struct pooled *next;
@@ -79,7 +76,8 @@ _Static_assert(CS_API_MAJOR == 4, "capstone's soname below is libcapstone.so.4")
 static struct ltap_lazylib cs_lib = {.soname = "libcapstone.so.4", .syms = cs_syms};
 
 struct ltap_disasm {
-	Dwfl *dwfl;
+	char *path;
+	struct ltap_dwfile file;
 	Dwfl_Module *mod;
 	Elf *elf;
 	GElf_Addr bias;
@@ -90,31 +88,6 @@ struct ltap_disasm {
 	size_t nsyms;
 };
 
-static const Dwfl_Callbacks disasm_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-static char disasm_system_debug_dir[] = "/usr/lib/debug";
-static char *disasm_system_debug = disasm_system_debug_dir;
-static const Dwfl_Callbacks disasm_callbacks_system = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &disasm_system_debug,
-};
-
-/* only root may write to path's directory: debug info beside it is safe */
-static int disasm_dir_trusted(const char *path)
-{
-	char dir[4096];
-	struct stat st;
-
-	snprintf(dir, sizeof dir, "%s", path);
-	return stat(dirname(dir), &st) == 0 && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
-
 const char *ltap_disasm_unavailable(void)
 {
 	return ltap_lazylib_load(&cs_lib) ? cs_lib.why : NULL;
@@ -123,8 +96,7 @@ const char *ltap_disasm_unavailable(void)
 struct ltap_disasm *ltap_disasm_open(const char *path)
 {
 	struct ltap_disasm *d = calloc(1, sizeof *d);
-	struct stat st;
-	int fd = -1, e = ENOEXEC;
+	int e = ENOEXEC;
 
 	if (!d)
 		return NULL;
@@ -132,26 +104,12 @@ struct ltap_disasm *ltap_disasm_open(const char *path)
 		e = ELIBACC;
 		goto fail;
 	}
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
+	if (!(d->path = strdup(path)) || (e = -ltap_dwfile_open(&d->file, d->path)) != 0)
 		goto fail;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		e = EINVAL;
-		goto fail;
-	}
-	d->dwfl = dwfl_begin(disasm_dir_trusted(path) ? &disasm_callbacks : &disasm_callbacks_system);
-	if (!d->dwfl)
-		goto fail;
-	d->mod = dwfl_report_elf(d->dwfl, path, path, fd, 0, false);
-	dwfl_report_end(d->dwfl, NULL, NULL);
-	if (!d->mod)
-		goto fail;
-	fd = -1; /* libdwfl's now */
-	d->elf = dwfl_module_getelf(d->mod, &d->bias);
-	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
-		goto fail;
+	e = ENOEXEC;
+	d->mod = d->file.mod;
+	d->elf = d->file.main;
+	d->bias = d->file.bias;
 	{
 		GElf_Ehdr eh;
 		if (!gelf_getehdr(d->elf, &eh) || eh.e_machine != EM_X86_64) {
@@ -168,8 +126,6 @@ struct ltap_disasm *ltap_disasm_open(const char *path)
 	capstone.option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	return d;
 fail:
-	if (fd >= 0)
-		close(fd);
 	ltap_disasm_close(d);
 	errno = e;
 	return NULL;
@@ -183,8 +139,8 @@ void ltap_disasm_close(struct ltap_disasm *d)
 		capstone.close(&d->cs);
 	ltap_symtab_free(d->tab);
 	free(d->syms);
-	if (d->dwfl)
-		dwfl_end(d->dwfl);
+	ltap_dwfile_close(&d->file);
+	free(d->path);
 	for (struct pooled *p = d->pool, *n; p; p = n) {
 		n = p->next;
 		free(p);

@@ -4,6 +4,7 @@
  * perfmap.c, and a cache of (module, address) results, the kernel's too. */
 #include "symbols.h"
 
+#include "dwfile.h"
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "perfmap.h"
@@ -13,16 +14,12 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define PROC_BUCKETS 4096
 #define MOD_BUCKETS 512
@@ -33,11 +30,7 @@ struct module {
 	struct ltap_symtab *tab;
 	int opened, failed;
 	int anon; /* no file: JIT code is named by /tmp/perf-PID.map */
-	int trusted; /* only root may write to its directory */
-	struct ltap_elf *elf;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Dwarf_Addr bias;
+	struct ltap_dwfile file; /* once opened */
 };
 
 struct map {
@@ -104,9 +97,7 @@ void ltap_symbols_free(struct ltap_symbols *s)
 		for (struct module *m = s->mods[i], *n; m; m = n) {
 			n = m->next;
 			ltap_symtab_free(m->tab);
-			if (m->dwfl)
-				dwfl_end(m->dwfl);
-			ltap_elf_close(m->elf);
+			ltap_dwfile_close(&m->file);
 			free(m->path);
 			free(m);
 		}
@@ -173,115 +164,18 @@ static struct module *module_get(struct ltap_symbols *s, const char *path)
 	return m;
 }
 
-/* Whether only root can write to path's directory (and to its .debug). */
-static int module_dir_trusted(const char *path)
-{
-	char dir[4096];
-	struct stat st;
-
-	snprintf(dir, sizeof dir, "%s", path);
-	return stat(dirname(dir), &st) == 0 && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* Whether the debug file at path goes with m: the same build id, or when m
- * has none, the CRC its .gnu_debuglink records. fd: its descriptor. */
-static int module_debug_file(struct module *m, const char *path, GElf_Word crc, int *fd)
-{
-	struct ltap_elf *d = ltap_elf_open(path);
-	const unsigned char *id, *did;
-	size_t len = ltap_elf_build_id(m->elf, &id), dlen;
-	int ok;
-
-	if (!d)
-		return 0;
-	dlen = ltap_elf_build_id(d, &did);
-	ok = len ? dlen == len && memcmp(id, did, len) == 0 : ltap_elf_crc32(d) == crc;
-	if (ok)
-		*fd = ltap_elf_take_fd(d);
-	ltap_elf_close(d);
-	return ok && *fd >= 0;
-}
-
-/* libdwfl's search for a module's separate debug info, without its last
- * resort: elfutils asks a debuginfod server when DEBUGINFOD_URLS is set,
- * which would download files as root and stall the event loop for up to
- * 90 s a module. By build id in /usr/lib/debug/.build-id (libdwfl's own
- * search), then by the .gnu_debuglink name in /usr/lib/debug/DIR, and for a
- * file in a directory only root may write to, first in DIR and DIR/.debug,
- * the order elfutils tries; every candidate opened as ltap_elf_open opens
- * files (a FIFO put beside a file cannot stall ltap). */
-static int module_find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, GElf_Addr base,
-				 const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
-{
-	struct module *m = *ud;
-	char dir[4096], path[8192];
-	const char *const where[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
-	int fd = dwfl_build_id_find_debuginfo(mod, ud, modname, base, file_name, debuglink, crc, debug_name);
-
-	if (fd >= 0 || !m || !debuglink)
-		return fd;
-	if (debuglink[0] == '/') { /* a dwz file (.gnu_debugaltlink), by its path: only a system one */
-		struct ltap_elf *d = strncmp(debuglink, "/usr/lib/debug/", 15) == 0 ? ltap_elf_open(debuglink) : NULL;
-		fd = d ? ltap_elf_take_fd(d) : -1;
-		ltap_elf_close(d);
-		if (fd >= 0)
-			*debug_name = strdup(debuglink);
-		errno = 0;
-		return fd;
-	}
-	if (strchr(debuglink, '/'))
-		return -1;
-	snprintf(dir, sizeof dir, "%s", m->path);
-	for (size_t i = m->trusted ? 0 : 2; i < sizeof where / sizeof *where; i++) {
-		snprintf(path, sizeof path, where[i], dirname(dir), debuglink);
-		snprintf(dir, sizeof dir, "%s", m->path);
-		if (strcmp(path, m->path) != 0 && module_debug_file(m, path, crc, &fd)) {
-			*debug_name = strdup(path);
-			return fd;
-		}
-	}
-	errno = 0; /* nothing found: not an error */
-	return -1;
-}
-
-/* debuginfo_path: where dwfl_build_id_find_debuginfo looks (.build-id/) */
-static char module_debug_dir[] = "/usr/lib/debug";
-static char *module_debug_path = module_debug_dir;
-static const Dwfl_Callbacks module_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = module_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &module_debug_path,
-};
-
-/* Opens the ELF file of a mapping (ltap_elf_open: the path is what the
- * kernel reported when it was mapped, and a user may since have put
- * something else there), then hands it to libdwfl for symbols and lines. */
+/* Opens the ELF file of a mapping (dwfile.h: the path is what the kernel
+ * reported when it was mapped, and a user may since have put something
+ * else there), for symbols and lines. */
 static void module_open(struct module *m)
 {
-	void **ud;
-	Elf *elf;
-	int fd;
-
 	m->opened = 1;
 	m->failed = 1;
 	if (m->anon || m->path[0] != '/')
 		return; /* [vdso], //anon, [heap]: no file to read */
-	if (!(m->elf = ltap_elf_open(m->path)) || !(m->dwfl = dwfl_begin(&module_callbacks)))
+	if (ltap_dwfile_open(&m->file, m->path) != 0)
 		return;
-	m->trusted = module_dir_trusted(m->path);
-	if ((fd = ltap_elf_take_fd(m->elf)) < 0)
-		return;
-	/* libdwfl owns fd once the module is reported */
-	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, 0, false);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod)
-		close(fd);
-	if (!m->mod || !(elf = dwfl_module_getelf(m->mod, &m->bias)))
-		return;
-	dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = m; /* for module_find_debuginfo */
-	m->tab = ltap_symtab_new(m->mod);
+	m->tab = ltap_symtab_new(m->file.mod);
 	m->failed = !m->tab;
 }
 
@@ -289,7 +183,7 @@ static void module_open(struct module *m)
 static uint64_t module_vaddr(struct module *m, uint64_t fileoff)
 {
 	uint64_t vaddr;
-	return ltap_elf_offset_addr(m->elf, fileoff, &vaddr) == 0 ? vaddr : fileoff;
+	return ltap_elf_offset_addr(m->file.elf, fileoff, &vaddr) == 0 ? vaddr : fileoff;
 }
 
 /* ---- the result cache ---- */
@@ -328,7 +222,7 @@ static struct cached *cache_get(struct ltap_symbols *s, struct module *m, uint64
 		if (m == &s->kernel) {
 			kernel_find(s, a, c);
 		} else {
-			c->name = ltap_symtab_find(m->tab, a + m->bias, &c->off);
+			c->name = ltap_symtab_find(m->tab, a + m->file.bias, &c->off);
 			c->module = m->path;
 		}
 		s->cache_used++;
@@ -632,7 +526,7 @@ int ltap_symbols_frame_sym(struct ltap_symbols *s, const struct ltap_frame *f, i
 	if (!c)
 		return 0;
 	if (lines && !c->lines_done) {
-		Dwfl_Line *l = dwfl_module_getsrc(m->mod, c->addr + m->bias);
+		Dwfl_Line *l = dwfl_module_getsrc(m->file.mod, c->addr + m->file.bias);
 		const char *src = l ? dwfl_lineinfo(l, NULL, &c->line, NULL, NULL, NULL) : NULL;
 		c->lines_done = 1;
 		if (src)

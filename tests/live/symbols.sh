@@ -116,4 +116,12 @@ DEBUGINFOD_URLS=http://127.0.0.1:$(cat $WORK/debuginfod.port) DEBUGINFOD_TIMEOUT
 RC=$?
 set -e
 expect_eq "a stripped file, DEBUGINFOD_URLS set: answered from the machine" "0 $WORK/hot3" "$RC $(cat $WORK/out)"
+# the same for ltap annotate's disassembler (it used elfutils' own search:
+# 3 connections and a 15 s stall with DEBUGINFOD_TIMEOUT=5)
+set +e
+DEBUGINFOD_URLS=http://127.0.0.1:$(cat $WORK/debuginfod.port) DEBUGINFOD_TIMEOUT=60 \
+  timeout -k 5 20 "$LTAP" -e "begin(function() print(ltap.disasm('$WORK/hot3', 'cold_helper')) exit() end)" > $WORK/out 2> $WORK/err
+RC=$?
+set -e
+expect_eq "ltap.disasm of a stripped file, DEBUGINFOD_URLS set" "0 nil	$WORK/hot3 has no function cold_helper" "$RC $(cat $WORK/out)"
 expect_eq "connections to the debuginfod server" "0" "$(cat $WORK/debuginfod.log 2>/dev/null | wc -l)"

@@ -15,6 +15,7 @@
 #define OPTION_DONE 0
 #define OPTION_TRACECLOCK 4
 #define OPTION_OFFSET 7
+#define TRACE_CLOCK "[local]" /* the instance's ring clock (instance.c) */
 
 struct ltap_recorder {
 	char *path;
@@ -221,22 +222,30 @@ int ltap_recorder_close(struct ltap_recorder *r, const char *const *events, int 
 	put(&o, cmdlines, strlen(cmdlines));
 	put4(&o, (uint32_t)r->ncpu);
 	put(&o, "options  ", 10);
+	/* as trace-cmd writes it: no data; the clock's name follows the CPUs'
+	 * data offsets (below) */
 	put2(&o, OPTION_TRACECLOCK);
-	put4(&o, 6);
-	put(&o, "local", 6);
+	put4(&o, 0);
 	snprintf(offset, sizeof offset, "%lld", (long long)ts_offset);
 	put2(&o, OPTION_OFFSET);
 	put4(&o, (uint32_t)strlen(offset) + 1);
 	put(&o, offset, strlen(offset) + 1);
 	put2(&o, OPTION_DONE);
 	put(&o, "flyrecord", 10);
-	pos = ftell(o.f) + (long)r->ncpu * 16;
+	pos = ftell(o.f) + (long)r->ncpu * 16 + 8 + (long)strlen(TRACE_CLOCK);
 	data_at = ((uint64_t)pos + r->page_size - 1) / r->page_size * r->page_size;
 	for (int i = 0; i < r->ncpu; i++) {
 		put8(&o, data_at);
 		put8(&o, r->sizes[i]);
 		data_at += r->sizes[i];
 	}
+	/* With the trace clock option a reader takes the 8 bytes after the
+	 * offsets as the size of the clock's name (trace-cmd's save_clock):
+	 * without them it read padding, or when the offsets ended within 8
+	 * bytes of a page, the first page's timestamp as a size of petabytes
+	 * (libtracecmd's malloc failed, and under ASan ended the reader). */
+	put8(&o, strlen(TRACE_CLOCK));
+	put(&o, TRACE_CLOCK, strlen(TRACE_CLOCK));
 	while (!o.err && (uint64_t)ftell(o.f) % r->page_size)
 		put(&o, "", 1);
 	for (int i = 0; i < r->ncpu && !o.err; i++)

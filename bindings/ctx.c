@@ -257,6 +257,21 @@ static int ctx_targets(struct ltap_ctx *ctx, pid_t **pids, int *npids)
 	return 0;
 }
 
+/* A task's name changed by a perf ring's record (profiles only): what
+ * the task events' kind does (kinds.c, dispatch.c) for the event object's
+ * cached name and a held command's exec. */
+static void ctx_task_changed(void *ud, int tid, int exec)
+{
+	struct ltap_ctx *ctx = ud;
+
+	ltap_event_forget_comm(ctx, tid);
+	if (!exec || !ctx->gate.active)
+		return;
+	ltap_gate_drop(&ctx->gate, tid, LTAP_GATE_EXEC); /* opens its gate */
+	if (!ctx->gate.nwait)
+		ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
+}
+
 /* The targets, then every source attached to what the script declared
  * (and the task events followed: the exit too while a command is held),
  * its streams in the loop; the filters the kernel does not apply as they
@@ -270,8 +285,14 @@ static int ctx_attach_sources(struct ltap_ctx *ctx)
 	pid_t *pids;
 	int rc = -1;
 
-	if (ctx_targets(ctx, &pids, &env.npids) || ltap_desc_follow_tasks(ctx))
+	if (ctx_targets(ctx, &pids, &env.npids))
 		goto out;
+	if (ltap_desc_profiles_only(ctx)) {
+		env.task_changed = ctx_task_changed;
+		env.task_ud = ctx;
+	} else if (ltap_desc_follow_tasks(ctx)) {
+		goto out;
+	}
 	env.pids = pids;
 	env.command = ctx->have_child ? ctx->child.pid : 0;
 	if ((env.nevents = ltap_desc_plan(ctx, &env.events)) < 0)

@@ -259,6 +259,9 @@ struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct lta
 /* with probes declared: descriptors for the task events ltap follows
  * names through (tasks.h), made in a protected call; 0 or -1 */
 int ltap_desc_follow_tasks(struct ltap_ctx *ctx);
+/* whether a live run declares profiles only (no tracepoint, no
+ * recording): the perf rings' task records then name the tasks */
+int ltap_desc_profiles_only(struct ltap_ctx *ctx);
 /* what the sources are to do: an event per descriptor, with the kernel
  * filter of its probes; the number, or -ENOMEM */
 struct ltap_source_event;

@@ -168,6 +168,16 @@ int ltap_desc_follow_tasks(struct ltap_ctx *ctx)
 	return ltap_call(ctx, 1, 0);
 }
 
+int ltap_desc_profiles_only(struct ltap_ctx *ctx)
+{
+	if (!ctx->nprobes || ctx->opt.input || ctx->opt.record)
+		return 0;
+	for (int id = 0; id < ctx->nids; id++)
+		if (ctx->by_id[id] && ctx->by_id[id]->ev)
+			return 0;
+	return 1;
+}
+
 /* whether a probe of d before p has p's filter */
 static int desc_filter_seen(struct ltap_evdesc *d, struct ltap_probe *p)
 {

@@ -61,6 +61,12 @@ struct ltap_source_env {
 	struct ltap_catalog *cat;
 	struct ltap_proc *proc;
 	struct ltap_gate *gate;
+	/* Set when no tracefs task event follows the tasks (a live run of
+	 * profiles only): the perf rings' COMM and FORK records keep proc's
+	 * names, and each tid whose name changed is told here (exec: by an
+	 * exec). */
+	void (*task_changed)(void *ud, int tid, int exec);
+	void *task_ud;
 };
 
 /* What a stream has read and lost so far (ltap_source_counts). */

@@ -15,6 +15,8 @@
 #include "notself.h"
 #include "ring.h"
 #include "symbols.h"
+#include "proc.h"
+#include "tasks.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -60,10 +62,27 @@ struct ltap_sampler {
 	struct prof_id *ids;
 	int nids;
 	struct ltap_symbols *syms;
+	struct ltap_proc *proc; /* fed by COMM and FORK records when task_changed is set */
+	void (*task_changed)(void *ud, int tid, int exec);
+	void *task_ud;
 	int on_exec; /* enabled by the kernel at the target's exec */
 	uint32_t self; /* ltap's pid: its own samples are left out */
 	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
 };
+
+/* A COMM or FORK record names tasks where no tracefs task event does. It
+ * is applied where the ring has it, before this CPU's next sample: a task
+ * runs on one CPU at a time, so its own samples see the name in order. */
+static void sampler_task(struct ltap_sampler *s, const struct perf_event_header *h)
+{
+	int exec, tid;
+
+	if (!s->task_changed)
+		return;
+	tid = ltap_task_perf_apply(s->proc, h->type, h->misc, h + 1, h->size - sizeof *h, &exec);
+	if (tid >= 0)
+		s->task_changed(s->task_ud, tid, exec);
+}
 
 static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h)
 {
@@ -89,6 +108,7 @@ static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h
 		memcpy(v, p, sizeof v);
 		if (v[0] == v[2] && v[0] != v[1])
 			ltap_symbols_fork(syms, (int)v[1], (int)v[0]);
+		sampler_task(c->owner, h);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -97,6 +117,7 @@ static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h
 			memcpy(&pid, p, sizeof pid);
 			ltap_symbols_exec(syms, (int)pid);
 		}
+		sampler_task(c->owner, h);
 		break;
 	}
 }
@@ -404,6 +425,13 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 		n += env->events[i].perf;
 	if (!n)
 		return 0;
+	if (env->task_changed) {
+		s->proc = env->proc;
+		s->task_changed = env->task_changed;
+		s->task_ud = env->task_ud;
+		/* names of the tasks already running; the records keep them right */
+		ltap_proc_seed(env->proc);
+	}
 	evs = calloc((size_t)n, sizeof *evs);
 	names = calloc((size_t)n, sizeof *names);
 	filters = calloc((size_t)n, sizeof *filters);

@@ -268,19 +268,28 @@ static size_t tpsrc_buffer_kb(const struct ltap_source_env *env)
 	return env->buffer_kb > TASK_RING_KB ? TASK_RING_KB : env->buffer_kb;
 }
 
+/* whether any event of env is read from the instance */
+static int tpsrc_has_events(const struct ltap_source_env *env)
+{
+	for (int i = 0; i < env->nevents; i++)
+		if (!env->events[i].perf)
+			return 1;
+	return 0;
+}
+
 static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 {
 	struct ltap_tpsrc *t = tpsrc_of(s);
 	struct tep_handle *tep = ltap_catalog_tep(env->cat);
 
 	/* a script of timers and hooks only needs no kernel tracing at all */
-	if (!env->nevents) {
-		if (env->record) {
-			ltap_err("record: the script declares no probes: nothing to record");
-			return -1;
-		}
-		return 0;
+	if (!env->nevents && env->record) {
+		ltap_err("record: the script declares no probes: nothing to record");
+		return -1;
 	}
+	/* nor one of profiles only: the perf rings name their tasks */
+	if (!tpsrc_has_events(env))
+		return 0;
 	t->inst = ltap_instance_open(tpsrc_buffer_kb(env), RING_WAKE_PERCENT);
 	if (!t->inst || ltap_instance_clock_sync(t->inst, tep, &t->offset))
 		return -1;

@@ -5,6 +5,7 @@
 #include "proc.h"
 
 #include <event-parse.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,4 +97,31 @@ int ltap_task_gated(struct ltap_gate *g, const struct ltap_task_event *te, const
 		ltap_gate_newtask(g, pid);
 	}
 	return ltap_gate_drop(g, tid, kind);
+}
+
+int ltap_task_perf_apply(struct ltap_proc *proc, unsigned type, unsigned misc, const void *body, size_t size,
+			 int *exec)
+{
+	const char *p = body;
+	uint32_t v[4]; /* COMM: pid, tid; FORK: pid, ppid, tid, ptid */
+	char comm[16];
+
+	*exec = 0;
+	if (size < sizeof v)
+		return -1;
+	memcpy(v, p, sizeof v);
+	switch (type) {
+	case PERF_RECORD_COMM:
+		/* the name follows pid and tid, NUL-terminated, padded to 8 bytes */
+		snprintf(comm, sizeof comm, "%.*s", (int)strnlen(p + 8, size - 8), p + 8);
+		*exec = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+		ltap_proc_update(proc, (int)v[1], (int)v[0], comm);
+		return (int)v[1];
+	case PERF_RECORD_FORK:
+		/* a new task has its parent's name; a thread joins its process */
+		snprintf(comm, sizeof comm, "%s", ltap_proc_comm(proc, (int)v[3]));
+		ltap_proc_update(proc, (int)v[2], (int)v[0], comm);
+		return (int)v[2];
+	}
+	return -1;
 }

@@ -6,6 +6,8 @@
 #ifndef LTAP_TASKS_H
 #define LTAP_TASKS_H
 
+#include <stddef.h>
+
 struct ltap_gate;
 struct ltap_proc;
 struct tep_event;
@@ -38,5 +40,12 @@ int ltap_task_event_apply(const struct ltap_task_event *te, struct ltap_proc *pr
 /* Whether the event at data (te: its task event, or NULL) is dropped as a
  * held command's before its exec. */
 int ltap_task_gated(struct ltap_gate *g, const struct ltap_task_event *te, const void *data, int tid_off);
+
+/* The same bookkeeping from a perf ring's PERF_RECORD_COMM or
+ * PERF_RECORD_FORK (type, misc, body as the ring has it), for a run whose
+ * tasks no tracefs event follows (profiles only). Returns the tid whose
+ * name changed, or -1; *exec says the change is an exec. */
+int ltap_task_perf_apply(struct ltap_proc *proc, unsigned type, unsigned misc, const void *body, size_t size,
+			 int *exec);
 
 #endif

@@ -432,8 +432,8 @@ void ltap_symbols_exec(struct ltap_symbols *s, int pid)
 	}
 }
 
-/* The frame of user address addr in p: 1 when a mapping or the JIT map
- * covers it. A file's frame is its file offset, the same in every process
+/* The frame of user address addr in p: 1 when a mapping covers it (an
+ * anonymous one's names are the JIT map's). A file's frame is its file offset, the same in every process
  * that maps the file; anonymous memory stays an address of p. */
 static int proc_frame(struct ltap_symbols *s, struct proc *p, uint64_t addr, struct ltap_frame *f)
 {
@@ -454,14 +454,17 @@ static int proc_frame(struct ltap_symbols *s, struct proc *p, uint64_t addr, str
 		f->addr = addr - mp->start + mp->pgoff;
 		return 1;
 	}
+	/* an address in no mapping is no code (a frame pointer walk gone
+	 * astray): /tmp/perf-PID.map names anonymous executable memory only,
+	 * as perf's map__new reads it for those alone */
+	if (!mp)
+		return 0;
 	/* the JIT map is read now, while the process that writes it (and may
 	 * remove it when it exits) still runs; its names stay for later */
-	f->module = mp ? mp->mod : NULL;
-	if (jit_lookup(p, addr, &unused) == 0 || mp) {
-		f->proc = p;
-		return 1;
-	}
-	return 0;
+	jit_lookup(p, addr, &unused);
+	f->module = mp->mod;
+	f->proc = p;
+	return 1;
 }
 
 int ltap_symbols_chain(struct ltap_symbols *s, int pid, const uint64_t *chain, int nr, struct ltap_frame *out,

@@ -561,12 +561,17 @@ static void test_symbols(const char *hot, const char *hot_src)
 	printf("symbols: 1M user frames in %.3f s\n", t0);
 	CHECK(t0 < 0.5);
 
-	/* JIT code from /tmp/perf-PID.map */
+	/* JIT code from /tmp/perf-PID.map, in anonymous executable memory
+	 * (as perf reads it); an address in no mapping is no code, even where
+	 * the map has a name for it */
 	snprintf(path, sizeof path, "/tmp/perf-%d.map", jitpid);
 	if ((f = fopen(path, "w")) != NULL) {
-		fprintf(f, "7f0000001000 100 jitted_fn\n7f0000002000 40 LazyCompile:*run app.js:3\n");
+		fprintf(f, "7f0000001000 100 jitted_fn\n7f0000002000 40 LazyCompile:*run app.js:3\n"
+			   "7f0000005000 40 unmapped_fn\n");
 		fclose(f);
 	}
+	ltap_symbols_mmap(s, jitpid, 0x7f0000001000ull, 0x2000, 0, "//anon");
+	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000005010ull, 0, &r) == -ENOENT);
 	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000001010ull, 0, &r) == 0 && strcmp(r.name, "jitted_fn") == 0 &&
 	      r.off == 0x10 && strcmp(r.module, path) == 0);
 	CHECK(ltap_symbols_lookup(s, jitpid, 0x7f0000002000ull, 0, &r) == 0 &&

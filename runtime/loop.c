@@ -343,7 +343,9 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		}
 		if (ts == UINT64_MAX)
 			break;
-		if (loop->hooks.event(loop->hooks.ud, &best->cur)) {
+		if (best->cur.side)
+			best->ops->apply(best);
+		else if (loop->hooks.event(loop->hooks.ud, &best->cur)) {
 			/* no advance: reading on from a pipe could block */
 			loop->halted = 1;
 			break;
@@ -450,7 +452,9 @@ static uint64_t loop_skip_rest(struct ltap_loop *loop)
 		struct ltap_stream *s = loop->streams[i];
 		s->ops->fill(s);
 		while (s->has && !loop->halted) {
-			if (!loop->hooks.skip || loop->hooks.skip(loop->hooks.ud, &s->cur)) {
+			if (s->cur.side) {
+				s->ops->apply(s);
+			} else if (!loop->hooks.skip || loop->hooks.skip(loop->hooks.ud, &s->cur)) {
 				s->skipped++;
 				total++;
 			}

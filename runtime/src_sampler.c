@@ -50,7 +50,13 @@ struct cpu_stream {
 	struct ltap_ring ring;
 	struct ltap_sampler *owner;
 	unsigned char hdr[8]; /* synthetic common header of a profile sample */
+	const struct perf_event_header *side; /* cur, when cur.side */
 };
+
+/* sample_id_all's trailer of a non-sample record, for SAMPLE_TYPE: pid and
+ * tid, time, cpu, identifier */
+#define SIDE_TRAILER 32
+#define SIDE_TIME_FROM_END 24
 
 struct ltap_sampler {
 	struct ltap_source src; /* first: the run sees a struct ltap_source */
@@ -71,8 +77,9 @@ struct ltap_sampler {
 };
 
 /* A COMM or FORK record names tasks where no tracefs task event does. It
- * is applied where the ring has it, before this CPU's next sample: a task
- * runs on one CPU at a time, so its own samples see the name in order. */
+ * is applied in its place in time among every CPU's records (the loop's
+ * merge, cur.side): a shell's fork on one CPU stays before its child's exec
+ * on another. */
 static void sampler_task(struct ltap_sampler *s, const struct perf_event_header *h)
 {
 	int exec, tid;
@@ -141,6 +148,25 @@ static void stream_advance(struct ltap_stream *st)
 		uint32_t rawsize;
 		uint64_t nr;
 
+		if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_COMM) {
+			/* in time order with the samples (stream_apply), not as read:
+			 * each CPU's ring is read in turn */
+			if (h->size < sizeof *h + SIDE_TRAILER) {
+				sampler_side(c, h);
+				continue;
+			}
+			memcpy(&c->s.cur.ts, (const char *)h + h->size - SIDE_TIME_FROM_END, sizeof c->s.cur.ts);
+			c->s.cur.side = 1;
+			c->s.cur.cpu = c->s.cpu;
+			c->s.cur.pid = 0;
+			c->s.cur.data = NULL;
+			c->s.cur.size = 0;
+			c->s.cur.callchain = NULL;
+			c->s.cur.nr_callchain = 0;
+			c->side = h;
+			c->s.has = 1;
+			return;
+		}
 		if (h->type != PERF_RECORD_SAMPLE) {
 			sampler_side(c, h);
 			continue;
@@ -156,6 +182,7 @@ static void stream_advance(struct ltap_stream *st)
 			continue;
 		raw = (const char *)(v + 6 + nr);
 		memcpy(&rawsize, raw, sizeof rawsize);
+		c->s.cur.side = 0;
 		c->s.cur.ts = v[3];
 		c->s.cur.cpu = (int)(uint32_t)v[4];
 		c->s.cur.pid = (int)(uint32_t)v[2];
@@ -191,9 +218,16 @@ static int stream_fill(struct ltap_stream *st)
 	return 0;
 }
 
+static void stream_apply(struct ltap_stream *st)
+{
+	struct cpu_stream *c = (struct cpu_stream *)st;
+	sampler_side(c, c->side);
+}
+
 static const struct ltap_stream_ops sampler_ops = {
 	.fill = stream_fill,
 	.advance = stream_advance,
+	.apply = stream_apply,
 };
 
 static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_event *e, int track,

@@ -22,6 +22,10 @@ struct ltap_rec {
 	int pid;
 	int nr_callchain;
 	const uint64_t *callchain;
+	/* not an event: the source's own record of the system (a perf ring's
+	 * FORK, COMM, MMAP2), kept in time order with the events and given back
+	 * to the source (ops->apply) when the merge reaches it */
+	int side;
 };
 
 struct ltap_stream;
@@ -31,6 +35,10 @@ struct ltap_stream_ops {
 	int (*fill)(struct ltap_stream *s);
 	/* Moves to the next record; sets s->has and s->cur. */
 	void (*advance)(struct ltap_stream *s);
+	/* Applies cur, a side record (cur.side), in its place in time: a fork
+	 * seen on one CPU before an exec on another stays before it. Needed only
+	 * by a source that sets cur.side. */
+	void (*apply)(struct ltap_stream *s);
 };
 
 struct ltap_stream {

@@ -3,6 +3,7 @@
  * (a one- or two-decimal figure is an integer of tenths or hundredths,
  * printf only near a tie, where its exact rounding decides). */
 #include "flame.h"
+#include "grow.h"
 
 #include "strbuf.h"
 
@@ -30,14 +31,8 @@ static size_t flame_split(const char *s, size_t len, struct field **out, size_t 
 	for (;;) {
 		const char *semi = memchr(s + pos, ';', len - pos);
 		size_t end = semi ? (size_t)(semi - s) : len;
-		if (n == *cap) {
-			size_t c = *cap ? *cap * 2 : 64;
-			struct field *f = realloc(*out, c * sizeof *f);
-			if (!f)
-				return (size_t)-1;
-			*out = f;
-			*cap = c;
-		}
+		if (ltap_grow(out, cap, n + 1, sizeof **out, 64))
+			return (size_t)-1;
 		(*out)[n++] = (struct field){s + pos, end - pos};
 		if (!semi)
 			break;
@@ -63,14 +58,8 @@ struct walk {
 
 static int flame_push(struct ltap_flame *fl, struct ltap_flame_frame f)
 {
-	if (fl->n == fl->cap) {
-		size_t c = fl->cap ? fl->cap * 2 : 1024;
-		struct ltap_flame_frame *nf = realloc(fl->f, c * sizeof *nf);
-		if (!nf)
-			return -ENOMEM;
-		fl->f = nf;
-		fl->cap = c;
-	}
+	if (ltap_grow(&fl->f, &fl->cap, fl->n + 1, sizeof *fl->f, 1024))
+		return -ENOMEM;
 	fl->f[fl->n++] = f;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* lines.c: lines are cut in place in one buffer; what is left of it moves
  * to its start before the next read. */
 #include "lines.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,17 +32,7 @@ static int lines_room(struct ltap_lines *r, size_t n)
 		r->len -= r->pos;
 		r->pos = 0;
 	}
-	if (r->len + n > r->cap) {
-		size_t c = r->cap ? r->cap : LINES_BLOCK;
-		char *nb;
-		while (r->len + n > c)
-			c *= 2;
-		if (!(nb = realloc(r->buf, c)))
-			return -ENOMEM;
-		r->buf = nb;
-		r->cap = c;
-	}
-	return 0;
+	return ltap_grow(&r->buf, &r->cap, r->len + n, 1, LINES_BLOCK);
 }
 
 int ltap_lines_next(struct ltap_lines *r, const char **line, size_t *len)

@@ -18,6 +18,7 @@
  * inside it, counts (callchain, read values) checked against what is left.
  * Compressed (perf record -z) and pipe-mode files are refused by name. */
 #include "perfdata.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -253,16 +254,9 @@ static int keep_string(struct reader *r, const char *s, uint32_t *at)
 {
 	size_t n = strlen(s) + 1;
 
-	if (r->pool_used + n > r->pool_cap) {
-		size_t cap = r->pool_cap ? r->pool_cap * 2 : 65536;
-		char *np;
-		while (cap < r->pool_used + n)
-			cap *= 2;
-		if (cap > UINT32_MAX || !(np = realloc(r->pool, cap)))
-			return -1;
-		r->pool = np;
-		r->pool_cap = cap;
-	}
+	/* offsets into the pool are 32-bit */
+	if (r->pool_used + n > UINT32_MAX / 2 || ltap_grow(&r->pool, &r->pool_cap, r->pool_used + n, 1, 65536))
+		return -1;
 	memcpy(r->pool + r->pool_used, s, n);
 	*at = (uint32_t)r->pool_used;
 	r->pool_used += n;
@@ -271,14 +265,8 @@ static int keep_string(struct reader *r, const char *s, uint32_t *at)
 
 static struct item *new_item(struct reader *r)
 {
-	if (r->nitems == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 4096;
-		struct item *ni;
-		if (r->nitems >= LTAP_PERFDATA_MAX_RECORDS || !(ni = realloc(r->items, cap * sizeof *ni)))
-			return NULL;
-		r->items = ni;
-		r->cap = cap;
-	}
+	if (r->nitems >= LTAP_PERFDATA_MAX_RECORDS || ltap_grow(&r->items, &r->cap, r->nitems + 1, sizeof *r->items, 4096))
+		return NULL;
 	memset(&r->items[r->nitems], 0, sizeof *r->items);
 	r->items[r->nitems].seq = (uint32_t)r->nitems;
 	return &r->items[r->nitems++];

@@ -1,6 +1,7 @@
 /* perfmap.c: /tmp/perf-PID.map, read as untrusted input: checked before it
  * is read, bounded while it is read, each line parsed on its own. */
 #include "perfmap.h"
+#include "grow.h"
 
 #include "log.h"
 
@@ -132,24 +133,9 @@ static int perfmap_add(struct perfmap_build *b, const char *line, size_t len, si
 	namelen = strlen(name);
 	if (!namelen)
 		return 0;
-	if (b->n == b->cap) {
-		size_t c = b->cap ? b->cap * 2 : 256;
-		struct perfmap_entry *e = realloc(b->ents, c * sizeof *e);
-		if (!e)
-			return -ENOMEM;
-		b->ents = e;
-		b->cap = c;
-	}
-	if (b->nlen + namelen + 1 > b->ncap) {
-		size_t c = b->ncap ? b->ncap : 4096;
-		char *nb;
-		while (b->nlen + namelen + 1 > c)
-			c *= 2;
-		if (!(nb = realloc(b->names, c)))
-			return -ENOMEM;
-		b->names = nb;
-		b->ncap = c;
-	}
+	if (ltap_grow(&b->ents, &b->cap, b->n + 1, sizeof *b->ents, 256) ||
+	    ltap_grow(&b->names, &b->ncap, b->nlen + namelen + 1, 1, 4096))
+		return -ENOMEM;
 	memcpy(b->names + b->nlen, name, namelen + 1);
 	b->ents[b->n++] = (struct perfmap_entry){start, start + size, b->nlen, lineno};
 	b->nlen += namelen + 1;

@@ -1,5 +1,6 @@
 /* strbuf.c: doubling growth, from 4 KiB. */
 #include "strbuf.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,17 +8,7 @@
 
 int ltap_strbuf_reserve(struct ltap_strbuf *b, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t c = b->cap ? b->cap : 4096;
-		char *np;
-		while (b->len + n + 1 > c)
-			c *= 2;
-		if (!(np = realloc(b->p, c)))
-			return -ENOMEM;
-		b->p = np;
-		b->cap = c;
-	}
-	return 0;
+	return ltap_grow(&b->p, &b->cap, b->len + n + 1, 1, 4096);
 }
 
 int ltap_strbuf_add(struct ltap_strbuf *b, const void *s, size_t n)

@@ -2,6 +2,7 @@
  * (libdwfl's own dwfl_module_addrinfo scans the whole table per address),
  * with the choice rule of symtab.h. */
 #include "symtab.h"
+#include "grow.h"
 
 #include "plt.h"
 
@@ -177,14 +178,8 @@ const char *ltap_symtab_find(const struct ltap_symtab *t, uint64_t a, uint64_t *
 /* Appends u to the growing array *v of *n entries, room for *cap. */
 static int usym_push(struct usym **v, size_t *n, size_t *cap, const struct usym *u)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		struct usym *nv = realloc(*v, c * sizeof *nv);
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = c;
-	}
+	if (ltap_grow(v, cap, *n + 1, sizeof **v, 256))
+		return -ENOMEM;
 	(*v)[(*n)++] = *u;
 	return 0;
 }

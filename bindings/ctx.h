@@ -19,6 +19,7 @@ struct tep_event;
 struct tep_format_field;
 struct ltap_filter;
 struct ltap_source;
+struct ltap_stackcount;
 struct ltap_task_event;
 struct ltap_event_ud;
 struct ltap_ctx;
@@ -33,6 +34,9 @@ struct ltap_probe {
 	int handler;                  /* index in the handlers table */
 	int stack;                    /* asked for call chains: served by the perf ring */
 	uint64_t freq;                /* a profile(): samples per second (0: a probe) */
+	/* profile(HZ, COUNTS): samples counted straight into an ltap.stackcount,
+	 * no Lua call per sample (*count NULL once the count is closed) */
+	struct ltap_stackcount **count;
 	char where[128];              /* "file:line:" of the declaration */
 };
 
@@ -72,6 +76,7 @@ struct ltap_evdesc {
 	int nfields;
 	struct ltap_probe *probes;
 	int perf;         /* served by the perf ring (stacks), not the instance */
+	int lua_probes;   /* probes with a Lua handler: else no event table is filled */
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 };
@@ -84,6 +89,7 @@ struct ltap_event_ud {
 	/* what the table holds now, so unchanged fields are not stored again */
 	struct ltap_evdesc *last_desc; /* NULL: the table is empty */
 	int last_tid, last_cpu;
+	int comms_cached; /* a comm string was cached: renames must forget it */
 };
 
 /* An input that names events its own way (a text trace: text.c). NULL in
@@ -357,6 +363,11 @@ int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns);
 void ltap_metrics_free(struct ltap_ctx *ctx);
 /* stackcount.c: the ltap.stackcount type; flame.c: a laid-out flame graph's */
 void ltap_open_stackcount(lua_State *L, struct ltap_ctx *ctx);
+/* the count of the ltap.stackcount at idx, or NULL when idx is none */
+struct ltap_stackcount **ltap_stackcount_at(lua_State *L, int idx);
+/* one sample of r counted into *count, in its task's name; -1 when out of
+ * memory (said, and the run ends) */
+int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count, const struct ltap_rec *r, int tid);
 void ltap_open_flame(lua_State *L, struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
 enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF, STACK_SCRIPT };

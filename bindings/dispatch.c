@@ -49,12 +49,20 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	if (d->ops->observe)
 		d->ops->observe(ctx, d, r);
 	ctx->trace_now = r->ts;
-	ltap_event_fill(ctx, d, r);
+	if (d->lua_probes)
+		ltap_event_fill(ctx, d, r);
 	for (p = d->probes; p; p = p->next_same) {
 		if (p->ufilter) {
 			const struct ltap_rec *fr = d->ops->record(ctx, d, r);
 			if (!ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
 				continue;
+		}
+		if (p->count) {
+			int32_t tid;
+			memcpy(&tid, (const char *)r->data + d->tid_off, sizeof tid);
+			if (ltap_stackcount_sample(ctx, p->count, r, tid) != 0)
+				break;
+			continue;
 		}
 		lua_rawgeti(L, ctx->handlers_slot, p->handler);
 		lua_pushvalue(L, ctx->event_slot);

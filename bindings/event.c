@@ -99,6 +99,7 @@ static void event_push_comm(lua_State *L, struct ltap_event_ud *e, int tid, int 
 	lua_pushstring(L, ltap_proc_comm(e->ctx->proc, tid));
 	lua_pushvalue(L, -1);
 	lua_rawseti(L, comms, tid);
+	e->comms_cached = 1;
 }
 
 static void event_push_code(lua_State *L, struct ltap_event_ud *e, int code)
@@ -408,6 +409,8 @@ void ltap_event_clear(struct ltap_ctx *ctx)
 /* Forgets the cached comm of tid after a rename or exec. */
 void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid)
 {
+	if (!ctx->event->comms_cached) /* a profile counted in C names none */
+		return;
 	lua_pushnil(ctx->L);
 	lua_rawseti(ctx->L, ctx->comms_slot, tid);
 	if (ctx->event->last_tid == tid)

@@ -31,20 +31,31 @@ static uint64_t profile_freq(lua_State *L, int arg)
 }
 
 /* profile(FREQ, FN): FN(e) for every cpu-clock sample, FREQ times a second
- * per CPU (system-wide, or the -p / -c target), with call chains. */
+ * per CPU (system-wide, or the -p / -c target), with call chains.
+ * profile(FREQ, COUNTS): each sample counted into COUNTS (an
+ * ltap.stackcount) by the runtime, as counts:add(e) would, without a Lua
+ * call per sample. */
 int profile_profile(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	uint64_t hz = profile_freq(L, 1);
 	struct ltap_evdesc *d;
+	struct ltap_stackcount **count = ltap_stackcount_at(L, 2);
+	struct ltap_probe *p;
 
-	luaL_checktype(L, 2, LUA_TFUNCTION);
+	if (!count)
+		luaL_argexpected(L, lua_type(L, 2) == LUA_TFUNCTION, 2, "function or ltap.stackcount");
 	if (ctx->running)
 		return luaL_error(L, "profile: profiles are declared when the script loads, not in handlers");
 	if (ctx->nprofiles == MAX_PROFILES)
 		return luaL_error(L, "profile: at most %d profiles", MAX_PROFILES);
 	d = ltap_desc_synthetic(L, ctx, PROFILE_ID_TOP - ctx->nprofiles++, "profile:cpu-clock", &ltap_kind_synthetic);
 	d->perf = 1;
-	ltap_probe_add(L, ctx, d, 2, NULL)->freq = hz;
+	p = ltap_probe_add(L, ctx, d, 2, NULL); /* the handlers table keeps COUNTS alive */
+	p->freq = hz;
+	if (count) {
+		p->count = count;
+		d->lua_probes--;
+	}
 	return 0;
 }

@@ -2,7 +2,7 @@
  * distinct stack (bpftrace's @[comm, ustack, kstack] = count()):
  *
  *   local counts = ltap.stackcount()
- *   profile(99, function(e) counts:add(e) end)
+ *   profile(99, function(e) counts:add(e) end)   -- or profile(99, counts)
  *   finish(function() folded.write(counts:folded(), "out.folded") end)
  *
  * add() keeps the frames of the sample as runtime/stackcount.c's entries,
@@ -13,6 +13,9 @@
 #include "stack.h"
 
 #include "stackcount.h"
+#include "log.h"
+#include "loop.h"
+#include "proc.h"
 
 #include <event-parse.h>
 #include <lauxlib.h>
@@ -52,6 +55,21 @@ int stackcount_new(lua_State *L)
 	return 1;
 }
 
+/* n samples of r's stack in comm; -ENOMEM after Lua's own answer to a
+ * refusal (a full collection) and a second try */
+static int sc_count_stack(lua_State *L, struct ltap_stackcount *sc, struct ltap_ctx *ctx, const struct ltap_rec *r,
+			  const char *comm, size_t len, uint64_t n)
+{
+	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
+	uint64_t raw[LTAP_STACK_MAX_FRAMES];
+	int k = ltap_stack_frames(ctx, r, frames, raw);
+
+	if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, n) == 0)
+		return 0;
+	lua_gc(L, LUA_GCCOLLECT);
+	return ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, n);
+}
+
 /* counts:add(e, [n]): n (default 1) samples of e's stack, in e.comm. */
 static int sc_add(lua_State *L)
 {
@@ -59,11 +77,8 @@ static int sc_add(lua_State *L)
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	const struct ltap_rec *r = ctx->event->rec;
 	lua_Integer n = luaL_optinteger(L, 3, 1);
-	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
-	uint64_t raw[LTAP_STACK_MAX_FRAMES];
 	const char *comm;
 	size_t len;
-	int k;
 
 	if (lua_isnil(L, lua_upvalueindex(1))) { /* the event table, made after this closure */
 		lua_getfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
@@ -80,15 +95,30 @@ static int sc_add(lua_State *L)
 	lua_pushliteral(L, "comm");
 	lua_rawget(L, 2);
 	comm = lua_tolstring(L, -1, &len);
-	k = ltap_stack_frames(ctx, r, frames, raw);
 	if (!comm)
 		comm = "", len = 0;
-	if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, (uint64_t)n)) {
-		lua_gc(L, LUA_GCCOLLECT); /* Lua's own answer to a refusal, then once more */
-		if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, (uint64_t)n))
-			return sc_nomem(L);
-	}
-	return 0;
+	return sc_count_stack(L, sc, ctx, r, comm, len, (uint64_t)n) ? sc_nomem(L) : 0;
+}
+
+struct ltap_stackcount **ltap_stackcount_at(lua_State *L, int idx)
+{
+	struct sc_ud *u = luaL_testudata(L, idx, STACKCOUNT_MT);
+	return u ? &u->sc : NULL;
+}
+
+int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count, const struct ltap_rec *r, int tid)
+{
+	const char *comm = ltap_proc_comm(ctx->proc, tid);
+
+	if (!*count) /* closed by the script (<close>): nothing to count into */
+		return 0;
+	if (sc_count_stack(ctx->L, *count, ctx, r, comm, strlen(comm), 1) == 0)
+		return 0;
+	ltap_err("profile: out of memory counting stacks");
+	ctx->failed = 1;
+	if (ctx->loop)
+		ltap_loop_halt(ctx->loop);
+	return -1;
 }
 
 /* t[key] = (t[key] or 0) + n, key at the top (popped), t at idx */

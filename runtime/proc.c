@@ -150,8 +150,11 @@ void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm)
 		return;
 	if (tgid >= 0)
 		e->tgid = tgid;
-	if (comm)
-		snprintf(e->comm, sizeof e->comm, "%.15s", comm);
+	if (comm) { /* per task event: no printf */
+		size_t n = strnlen(comm, sizeof e->comm - 1);
+		memcpy(e->comm, comm, n);
+		e->comm[n] = 0;
+	}
 }
 
 static int proc_is_number(const char *s)

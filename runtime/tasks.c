@@ -105,6 +105,8 @@ int ltap_task_perf_apply(struct ltap_proc *proc, unsigned type, unsigned misc, c
 	const char *p = body;
 	uint32_t v[4]; /* COMM: pid, tid; FORK: pid, ppid, tid, ptid */
 	char comm[16];
+	const char *parent;
+	size_t n;
 
 	*exec = 0;
 	if (size < sizeof v)
@@ -113,13 +115,18 @@ int ltap_task_perf_apply(struct ltap_proc *proc, unsigned type, unsigned misc, c
 	switch (type) {
 	case PERF_RECORD_COMM:
 		/* the name follows pid and tid, NUL-terminated, padded to 8 bytes */
-		snprintf(comm, sizeof comm, "%.*s", (int)strnlen(p + 8, size - 8), p + 8);
+		n = strnlen(p + 8, size - 8 < sizeof comm - 1 ? size - 8 : sizeof comm - 1);
+		memcpy(comm, p + 8, n);
+		comm[n] = 0;
 		*exec = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
 		ltap_proc_update(proc, (int)v[1], (int)v[0], comm);
 		return (int)v[1];
 	case PERF_RECORD_FORK:
 		/* a new task has its parent's name; a thread joins its process */
-		snprintf(comm, sizeof comm, "%s", ltap_proc_comm(proc, (int)v[3]));
+		parent = ltap_proc_comm(proc, (int)v[3]); /* copied: the update may move it */
+		n = strnlen(parent, sizeof comm - 1);
+		memcpy(comm, parent, n);
+		comm[n] = 0;
 		ltap_proc_update(proc, (int)v[2], (int)v[0], comm);
 		return (int)v[2];
 	}

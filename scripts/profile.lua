@@ -44,15 +44,18 @@ if opts.save then
   if not saved then error("--save: " .. err, 0) end
 end
 
--- counted per distinct stack in C, named once at the end (ltap.stackcount)
+-- counted per distinct stack in C, named once at the end (ltap.stackcount);
+-- without --save, by the runtime alone: no Lua call per sample
 local counts = ltap.stackcount()
-profile(hz, function(e)
-  counts:add(e)
-  if saved then
+if saved then
+  profile(hz, function(e)
+    counts:add(e)
     saved:write(e:script(period))
     nsaved = nsaved + 1
-  end
-end)
+  end)
+else
+  profile(hz, counts)
+end
 
 finish(function()
   local acc = overhead.new()

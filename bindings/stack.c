@@ -52,11 +52,32 @@ int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct lta
 	return ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw, LTAP_STACK_MAX_FRAMES);
 }
 
-/* Adds s with each of the characters in bad replaced by to. */
+/* How many bytes of s come before the first one in bad, or NUL; len if none */
+static size_t stack_clean_span(const char *s, size_t len, const char *bad)
+{
+	const char *hit = memchr(s, 0, len);
+	size_t end = hit ? (size_t)(hit - s) : len;
+
+	for (; *bad; bad++)
+		if ((hit = memchr(s, *bad, end)))
+			end = (size_t)(hit - s);
+	return end;
+}
+
+/* Adds s with each of the characters in bad (and NUL) replaced by to: in
+ * runs, as most names have none (a folded profile names every frame of
+ * every stack here) */
 static void stack_add_clean(luaL_Buffer *b, const char *s, size_t len, const char *bad, char to)
 {
-	for (size_t i = 0; i < len; i++)
-		luaL_addchar(b, strchr(bad, s[i]) ? to : s[i]);
+	while (len) {
+		size_t run = stack_clean_span(s, len, bad);
+		luaL_addlstring(b, s, run);
+		if (run == len)
+			break;
+		luaL_addchar(b, to);
+		s += run + 1;
+		len -= run + 1;
+	}
 }
 
 /* The folded name of a frame, the one rule of ltap's folded stacks: the

@@ -20,10 +20,16 @@ struct ksym {
 	const char *name, *module;
 };
 
+/* every KSYM_STRIDE-th address: a lookup searches these few (in cache)
+ * before one stride of the table, not the whole table of 3 MB */
+#define KSYM_STRIDE 64
+
 struct ltap_kallsyms {
 	char *text;
 	struct ksym *syms;
 	size_t n;
+	uint64_t *stride; /* syms[i * KSYM_STRIDE].addr */
+	size_t nstride;
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -112,6 +118,11 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 	if (ltap_merge_tail(k->syms, ltap_sorted_head(k->syms, k->n, sizeof *k->syms, ksym_cmp), k->n,
 			    sizeof *k->syms, ksym_cmp))
 		goto fail;
+	k->nstride = (k->n + KSYM_STRIDE - 1) / KSYM_STRIDE;
+	if (k->nstride && !(k->stride = malloc(k->nstride * sizeof *k->stride)))
+		goto fail;
+	for (size_t i = 0; i < k->nstride; i++)
+		k->stride[i] = k->syms[i * KSYM_STRIDE].addr;
 	return k;
 fail:
 	ltap_kallsyms_free(k);
@@ -133,6 +144,7 @@ void ltap_kallsyms_free(struct ltap_kallsyms *k)
 	if (!k)
 		return;
 	free(k->syms);
+	free(k->stride);
 	free(k->text);
 	free(k);
 }
@@ -140,10 +152,19 @@ void ltap_kallsyms_free(struct ltap_kallsyms *k)
 int ltap_kallsyms_find(const struct ltap_kallsyms *k, uint64_t addr, const char **name, uint64_t *off,
 		       const char **module)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo = 0, hi = k->nstride;
 
-	if (!hi || addr < k->syms[0].addr)
+	if (!k->n || addr < k->syms[0].addr)
 		return -ENOENT;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->stride[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	lo *= KSYM_STRIDE;
+	hi = lo + KSYM_STRIDE < k->n ? lo + KSYM_STRIDE : k->n;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (k->syms[mid].addr <= addr)

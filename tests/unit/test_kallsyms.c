@@ -7,6 +7,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,46 @@ static void test_parse(void)
 	ltap_kallsyms_free(k);
 }
 
+/* A table of several strides (a lookup searches every 64th address, then
+ * one stride): every address from below the first symbol to past the last
+ * gives the last symbol at or below it, as a search of the whole table
+ * does, also where symbols share an address across a stride's edge. */
+static void test_strides(void)
+{
+	enum { N = 300 };
+	static char text[N * 48];
+	uint64_t addr[N];
+	size_t len = 0;
+	struct ltap_kallsyms *k;
+	int ok = 1;
+
+	for (int i = 0; i < N; i++) {
+		/* 62..65 share one address: 63 | 64 is the first stride's edge */
+		addr[i] = 0xffffffff81000000ull + (uint64_t)(i >= 62 && i <= 65 ? 62 : i) * 16;
+		len += (size_t)snprintf(text + len, sizeof text - len, "%016llx t f%d\n", (unsigned long long)addr[i], i);
+	}
+	k = ltap_kallsyms_parse(strdup(text), len);
+	CHECK(k && ltap_kallsyms_count(k) == N);
+	for (uint64_t a = addr[0] - 1; k && a < addr[N - 1] + 40; a += 3) {
+		const char *n, *m;
+		uint64_t o;
+		char want[16];
+		int j = -1;
+
+		for (int i = 0; i < N; i++)
+			if (addr[i] <= a)
+				j = i;
+		if (j < 0) {
+			ok &= ltap_kallsyms_find(k, a, &n, &o, &m) == -ENOENT;
+			continue;
+		}
+		snprintf(want, sizeof want, "f%d", j);
+		ok &= ltap_kallsyms_find(k, a, &n, &o, &m) == 0 && strcmp(n, want) == 0 && o == a - addr[j];
+	}
+	CHECK(ok);
+	ltap_kallsyms_free(k);
+}
+
 /* The machine's table (test_unit looks schedule up through symbols.c). */
 static void test_machine(void)
 {
@@ -108,6 +149,7 @@ int main(void)
 {
 	test_merge();
 	test_parse();
+	test_strides();
 	test_machine();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;

@@ -29,29 +29,52 @@ function M.add_counts(acc, counts)
   for _, l in ipairs(counts:leaves()) do M.add_frame(acc, l.comm, l.frame, l.count) end
 end
 
--- Prints the report, largest first (at most n rows), as perf aligns it.
+-- Whether row (count a, key ka) comes before (count b, key kb): more
+-- samples first, then by command, shared object and symbol.
+local function before(a, ka, b, kb)
+  if a ~= b then return a > b end
+  return ka < kb
+end
+
+-- Prints the report, largest first (at most n rows), as perf aligns it
+-- (columns as wide as the widest of all rows). Only the rows printed are
+-- kept in order: a system-wide profile has thousands.
 function M.print(acc, n, out)
   out = out or io.stdout
-  local rows = {}
+  local find, max = string.find, math.max
   local wc, wd = #"Command", #"Shared Object"
+  local top, keys = {}, {}
   for key, count in pairs(acc.rows) do
-    local comm, dso, sym = key:match("^(.-)%z(.-)%z(.*)$")
-    rows[#rows + 1] = { comm = comm, dso = dso, sym = sym, count = count }
-    wc, wd = math.max(wc, #comm), math.max(wd, #dso)
+    local i = find(key, "\0", 1, true)
+    local j = find(key, "\0", i + 1, true)
+    wc, wd = max(wc, i - 1), max(wd, j - i - 1)
+    local k = #top
+    if not n then
+      top[k + 1], keys[k + 1] = count, key
+    elseif k < n or before(count, key, top[k], keys[k]) then
+      while k > 0 and before(count, key, top[k], keys[k]) do
+        top[k + 1], keys[k + 1] = top[k], keys[k]
+        k = k - 1
+      end
+      top[k + 1], keys[k + 1] = count, key
+      if #top > n then top[#top], keys[#keys] = nil, nil end
+    end
   end
-  table.sort(rows, function(a, b)
-    if a.count ~= b.count then return a.count > b.count end
-    if a.comm ~= b.comm then return a.comm < b.comm end
-    if a.dso ~= b.dso then return a.dso < b.dso end
-    return a.sym < b.sym
-  end)
+  if not n then -- every row: sorted once
+    local order = {}
+    for i = 1, #keys do order[i] = i end
+    table.sort(order, function(a, b) return before(top[a], keys[a], top[b], keys[b]) end)
+    local t, k = {}, {}
+    for i, j in ipairs(order) do t[i], k[i] = top[j], keys[j] end
+    top, keys = t, k
+  end
   out:write(string.format("# Samples: %d\n#\n", acc.total))
   out:write(string.format("# Overhead  %-" .. wc .. "s  %-" .. wd .. "s  Symbol\n", "Command", "Shared Object"))
   out:write(string.format("# ........  %s  %s  ......................\n#\n", ("."):rep(wc), ("."):rep(wd)))
-  for i, r in ipairs(rows) do
-    if n and i > n then break end
+  for i, key in ipairs(keys) do
+    local comm, dso, sym = key:match("^(.-)%z(.-)%z(.*)$")
     out:write(string.format("%9.2f%%  %-" .. wc .. "s  %-" .. wd .. "s  %s\n",
-      100 * r.count / acc.total, r.comm, r.dso, r.sym))
+      100 * top[i] / acc.total, comm, dso, sym))
   end
 end
 

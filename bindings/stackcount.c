@@ -19,6 +19,7 @@
 
 #include <event-parse.h>
 #include <lauxlib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,24 @@ static void *sc_malloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return realloc(ptr, nsize);
 }
 
+/* The counts of sc by command and leaf frame (a stack count of one frame
+ * or none); raises when out of memory. */
+static struct ltap_stackcount *sc_leaf_counts(lua_State *L, struct ltap_stackcount *sc)
+{
+	struct ltap_stackcount *leaves = ltap_stackcount_new(sc_malloc, NULL);
+	const struct ltap_stackcount_entry *e;
+	size_t it = 0;
+
+	if (!leaves)
+		sc_nomem(L);
+	while ((e = ltap_stackcount_next(sc, &it)) != NULL)
+		if (ltap_stackcount_add(leaves, e->comm, e->commlen, e->frames, e->n ? 1 : 0, e->leaf_raw, e->count)) {
+			ltap_stackcount_free(leaves);
+			sc_nomem(L);
+		}
+	return leaves;
+}
+
 /* counts:leaves(): {comm=, frame=, count=} for each command and leaf frame
  * (the frame where the samples happened, as e:frame(1) gives it; nil for
  * an empty stack), in the order first counted. */
@@ -178,20 +197,12 @@ static int sc_leaves(lua_State *L)
 {
 	struct ltap_stackcount *sc = sc_check(L);
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
-	struct ltap_stackcount *leaves = ltap_stackcount_new(sc_malloc, NULL);
+	struct ltap_stackcount *leaves = sc_leaf_counts(L, sc);
 	const struct ltap_stackcount_entry *e;
 	size_t it = 0;
 	lua_Integer k = 0;
 
-	if (!leaves)
-		return sc_nomem(L);
-	while ((e = ltap_stackcount_next(sc, &it)) != NULL)
-		if (ltap_stackcount_add(leaves, e->comm, e->commlen, e->frames, e->n ? 1 : 0, e->leaf_raw, e->count)) {
-			ltap_stackcount_free(leaves);
-			return sc_nomem(L);
-		}
 	lua_createtable(L, (int)ltap_stackcount_size(leaves), 0);
-	it = 0;
 	while ((e = ltap_stackcount_next(leaves, &it)) != NULL) {
 		lua_createtable(L, 0, 3);
 		lua_pushlstring(L, e->comm, e->commlen);
@@ -205,6 +216,56 @@ static int sc_leaves(lua_State *L)
 		lua_rawseti(L, -2, ++k);
 	}
 	ltap_stackcount_free(leaves);
+	return 1;
+}
+
+/* counts:rows(t): the samples by command and leaf frame added into t as
+ * ltap.overhead keeps its rows ("comm\0dso\0[k] sym" -> samples: the shared
+ * object's base name, the symbol or the leaf's address, "[unknown]" for
+ * what is not known); returns the samples added. The rows of leaves() and
+ * overhead.add_frame, without a table per leaf. */
+static int sc_rows(lua_State *L)
+{
+	struct ltap_stackcount *sc = sc_check(L);
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	struct ltap_stackcount *leaves;
+	const struct ltap_stackcount_entry *e;
+	size_t it = 0;
+	uint64_t total = 0;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_settop(L, 2);
+	leaves = sc_leaf_counts(L, sc);
+	while ((e = ltap_stackcount_next(leaves, &it)) != NULL) {
+		struct ltap_sym sym = {0};
+		const char *dso = "[unknown]";
+		char addr[24];
+		luaL_Buffer b;
+
+		if (e->n && ltap_symbols_frame_sym(ctx->syms, &e->frames[0], 0, &sym) != 0)
+			sym.name = sym.module = NULL;
+		if (sym.module)
+			dso = strrchr(sym.module, '/') ? strrchr(sym.module, '/') + 1 : sym.module;
+		luaL_buffinit(L, &b);
+		luaL_addlstring(&b, e->comm, e->commlen);
+		luaL_addchar(&b, '\0');
+		luaL_addstring(&b, dso);
+		luaL_addchar(&b, '\0');
+		luaL_addstring(&b, e->n && e->frames[0].kernel ? "[k] " : "[.] ");
+		if (!e->n) {
+			luaL_addstring(&b, "[unknown]");
+		} else if (sym.name) {
+			luaL_addstring(&b, sym.name);
+		} else {
+			snprintf(addr, sizeof addr, "0x%016llx", (unsigned long long)e->leaf_raw);
+			luaL_addstring(&b, addr);
+		}
+		luaL_pushresult(&b);
+		sc_count(L, 2, e->count);
+		total += e->count;
+	}
+	ltap_stackcount_free(leaves);
+	lua_pushinteger(L, (lua_Integer)total);
 	return 1;
 }
 
@@ -234,6 +295,7 @@ static const luaL_Reg sc_meth[] = {
 	{"add", NULL}, /* a closure over the event table */
 	{"folded", sc_folded},
 	{"leaves", sc_leaves},
+	{"rows", sc_rows},
 	{"total", sc_total},
 	{NULL, NULL},
 };

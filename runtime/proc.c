@@ -49,9 +49,14 @@ void ltap_proc_free(struct ltap_proc *p)
 	free(p);
 }
 
+/* Blocks of 16 consecutive tids share 16 consecutive slots, the blocks
+ * scattered: the children a shell forks one after another (new tids in
+ * order) land on the same few cache lines and page, where each would be a
+ * cache and TLB miss of its own; scattered blocks keep runs of tids from
+ * forming one long cluster of probes. */
 static uint32_t proc_hash(int tid)
 {
-	return (uint32_t)tid * 2654435761u;
+	return ((uint32_t)tid >> 4) * 2654435761u << 4 | ((uint32_t)tid & 15);
 }
 
 static struct proc_entry *proc_slot(struct proc_entry *tab, uint32_t mask, int tid)

@@ -60,10 +60,11 @@ function M.write(t, path)
   local f, err = io.stdout, nil
   if path ~= "-" then f, err = io.open(path, "w") end
   if not f then return nil, err end
-  local lines = M.lines(t)
-  for _, l in ipairs(lines) do f:write(l, "\n") end
+  -- the lines of M.lines, written in parts: no string of each whole line
+  local keys, counts = ltap.flame_sort(t)
+  for i, k in ipairs(keys) do f:write(k, " ", count_text(counts[i]), "\n") end
   if f ~= io.stdout then f:close() end
-  return #lines
+  return #keys
 end
 
 -- The lines of src: a path ("-" for standard input), a table of lines, or an

@@ -95,10 +95,11 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 	for (line = text; line < end;) {
 		char *nl = memchr(line, '\n', (size_t)(end - line)), *name, *tab;
 		uint64_t addr = kallsyms_addr(line, (size_t)(nl - line));
-		char type = line[17];
 
-		/* "ADDR T NAME": code only (t, T, w, W); zeros under kptr_restrict are no use */
-		if (addr && line[18] == ' ' && ((type | 0x20) == 't' || (type | 0x20) == 'w')) {
+		/* "ADDR T NAME": code only (t, T, w, W); zeros under kptr_restrict
+		 * are no use. The type is read only on a line with an address (20
+		 * bytes or more): a shorter last line may end the buffer. */
+		if (addr && line[18] == ' ' && ((line[17] | 0x20) == 't' || (line[17] | 0x20) == 'w')) {
 			if (k->n == cap) {
 				struct ksym *ns = realloc(k->syms, (cap = cap ? cap * 2 : 65536) * sizeof *ns);
 				if (!ns)

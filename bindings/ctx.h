@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 struct tep_event;
@@ -76,7 +77,6 @@ struct ltap_evdesc {
 	int nfields;
 	struct ltap_probe *probes;
 	int perf;         /* served by the perf ring (stacks), not the instance */
-	int lua_probes;   /* probes with a Lua handler: else no event table is filled */
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 };
@@ -199,6 +199,14 @@ struct ltap_ctx {
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 /* The context of L's state (kept in its extra space: no lookup). */
+/* the thread id a record of d carries (its common_pid) */
+static inline int ltap_rec_tid(const struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	int32_t tid;
+	memcpy(&tid, (const char *)r->data + d->tid_off, sizeof tid);
+	return tid;
+}
+
 static inline struct ltap_ctx *ltap_ctx_get(lua_State *L)
 {
 	return *(struct ltap_ctx **)lua_getextraspace(L);

@@ -117,7 +117,6 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 	p->filter = filter && *filter ? strdup(filter) : NULL;
 	snprintf(p->where, sizeof p->where, "%s", where);
 	p->handler = handler;
-	d->lua_probes++;
 	*ctx->probes_tail = p;
 	ctx->probes_tail = &p->next;
 	for (pp = &d->probes; *pp; pp = &(*pp)->next_same)

@@ -40,6 +40,7 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	uint16_t id;
 	struct ltap_evdesc *d;
 	struct ltap_probe *p;
+	int filled = 0; /* the event table, filled before the first Lua handler */
 
 	memcpy(&id, r->data, sizeof id);
 	if (id >= ctx->nids || !(d = ctx->by_id[id]))
@@ -49,21 +50,19 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	if (d->ops->observe)
 		d->ops->observe(ctx, d, r);
 	ctx->trace_now = r->ts;
-	if (d->lua_probes)
-		ltap_event_fill(ctx, d, r);
 	for (p = d->probes; p; p = p->next_same) {
 		if (p->ufilter) {
 			const struct ltap_rec *fr = d->ops->record(ctx, d, r);
 			if (!ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
 				continue;
 		}
-		if (p->count) {
-			int32_t tid;
-			memcpy(&tid, (const char *)r->data + d->tid_off, sizeof tid);
-			if (ltap_stackcount_sample(ctx, p->count, r, tid) != 0)
+		if (p->count) { /* counted in C: no event table, no Lua call */
+			if (ltap_stackcount_sample(ctx, p->count, r, ltap_rec_tid(d, r)) != 0)
 				break;
 			continue;
 		}
+		if (!filled++)
+			ltap_event_fill(ctx, d, r);
 		lua_rawgeti(L, ctx->handlers_slot, p->handler);
 		lua_pushvalue(L, ctx->event_slot);
 		if (ltap_call(ctx, 1, 0) != 0 || ctx->exit_called)

@@ -84,9 +84,7 @@ void ltap_event_fields_tables(lua_State *L, struct ltap_evdesc *d)
 
 static int event_tid(const struct ltap_event_ud *e)
 {
-	int32_t tid;
-	memcpy(&tid, (const char *)e->rec->data + e->desc->tid_off, sizeof tid);
-	return tid;
+	return ltap_rec_tid(e->desc, e->rec);
 }
 
 /* comms (a stack index) caches tid -> comm string, so a Lua string is made

@@ -53,9 +53,6 @@ int profile_profile(lua_State *L)
 	d->perf = 1;
 	p = ltap_probe_add(L, ctx, d, 2, NULL); /* the handlers table keeps COUNTS alive */
 	p->freq = hz;
-	if (count) {
-		p->count = count;
-		d->lua_probes--;
-	}
+	p->count = count;
 	return 0;
 }

@@ -109,10 +109,11 @@ struct ltap_stackcount **ltap_stackcount_at(lua_State *L, int idx)
 
 int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count, const struct ltap_rec *r, int tid)
 {
-	const char *comm = ltap_proc_comm(ctx->proc, tid);
+	const char *comm;
 
 	if (!*count) /* closed by the script (<close>): nothing to count into */
 		return 0;
+	comm = ltap_proc_comm(ctx->proc, tid);
 	if (sc_count_stack(ctx->L, *count, ctx, r, comm, strlen(comm), 1) == 0)
 		return 0;
 	ltap_err("profile: out of memory counting stacks");
@@ -244,8 +245,10 @@ static int sc_rows(lua_State *L)
 
 		if (e->n && ltap_symbols_frame_sym(ctx->syms, &e->frames[0], 0, &sym) != 0)
 			sym.name = sym.module = NULL;
-		if (sym.module)
-			dso = strrchr(sym.module, '/') ? strrchr(sym.module, '/') + 1 : sym.module;
+		if (sym.module) {
+			const char *slash = strrchr(sym.module, '/');
+			dso = slash ? slash + 1 : sym.module;
+		}
 		luaL_buffinit(L, &b);
 		luaL_addlstring(&b, e->comm, e->commlen);
 		luaL_addchar(&b, '\0');

@@ -99,14 +99,20 @@ int ltap_task_gated(struct ltap_gate *g, const struct ltap_task_event *te, const
 	return ltap_gate_drop(g, tid, kind);
 }
 
+/* s, at most max bytes and 15, NUL-terminated into comm */
+static void task_comm_copy(char comm[16], const char *s, size_t max)
+{
+	size_t n = strnlen(s, max < 15 ? max : 15);
+	memcpy(comm, s, n);
+	comm[n] = 0;
+}
+
 int ltap_task_perf_apply(struct ltap_proc *proc, unsigned type, unsigned misc, const void *body, size_t size,
 			 int *exec)
 {
 	const char *p = body;
 	uint32_t v[4]; /* COMM: pid, tid; FORK: pid, ppid, tid, ptid */
 	char comm[16];
-	const char *parent;
-	size_t n;
 
 	*exec = 0;
 	if (size < sizeof v)
@@ -115,18 +121,14 @@ int ltap_task_perf_apply(struct ltap_proc *proc, unsigned type, unsigned misc, c
 	switch (type) {
 	case PERF_RECORD_COMM:
 		/* the name follows pid and tid, NUL-terminated, padded to 8 bytes */
-		n = strnlen(p + 8, size - 8 < sizeof comm - 1 ? size - 8 : sizeof comm - 1);
-		memcpy(comm, p + 8, n);
-		comm[n] = 0;
+		task_comm_copy(comm, p + 8, size - 8);
 		*exec = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
 		ltap_proc_update(proc, (int)v[1], (int)v[0], comm);
 		return (int)v[1];
 	case PERF_RECORD_FORK:
-		/* a new task has its parent's name; a thread joins its process */
-		parent = ltap_proc_comm(proc, (int)v[3]); /* copied: the update may move it */
-		n = strnlen(parent, sizeof comm - 1);
-		memcpy(comm, parent, n);
-		comm[n] = 0;
+		/* a new task has its parent's name (copied: the update may move
+		 * the parent's entry); a thread joins its process */
+		task_comm_copy(comm, ltap_proc_comm(proc, (int)v[3]), sizeof comm);
 		ltap_proc_update(proc, (int)v[2], (int)v[0], comm);
 		return (int)v[2];
 	}

@@ -12,21 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* far more than any kernel prints (6.x: about 10 MB with every module loaded) */
-#define KALLSYMS_MAX (1u << 30)
-
-struct ksym {
-	uint64_t addr;
-	const char *name, *module;
-};
 
 /* every KSYM_STRIDE-th address: a lookup searches these few (in cache)
  * before one stride of the table, not the whole table of 3 MB */
 #define KSYM_STRIDE 64
 
 struct ltap_kallsyms {
-	char *text;
-	struct ksym *syms;
+	char *text; /* the strings, owned (NULL for a view) */
+	const char *strings;
+	struct ltap_ksym *syms; /* owned unless a view */
 	size_t n;
 	uint64_t *stride; /* syms[i * KSYM_STRIDE].addr */
 	size_t nstride;
@@ -34,7 +28,7 @@ struct ltap_kallsyms {
 
 static int ksym_cmp(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct ltap_ksym *x = a, *y = b;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
@@ -72,6 +66,17 @@ static uint64_t kallsyms_addr(const char *line, size_t len)
 	return hi << 32 | lo;
 }
 
+/* the stride index of k->syms; -1 without memory */
+static int kallsyms_index(struct ltap_kallsyms *k)
+{
+	k->nstride = (k->n + KSYM_STRIDE - 1) / KSYM_STRIDE;
+	if (k->nstride && !(k->stride = malloc(k->nstride * sizeof *k->stride)))
+		return -1;
+	for (size_t i = 0; i < k->nstride; i++)
+		k->stride[i] = k->syms[i * KSYM_STRIDE].addr;
+	return 0;
+}
+
 struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 {
 	struct ltap_kallsyms *k = calloc(1, sizeof *k);
@@ -82,13 +87,13 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 		free(text);
 		return NULL;
 	}
-	k->text = text;
+	k->strings = k->text = text;
 	/* every line ends in '\n', which becomes its name's end */
 	if (len && text[len - 1] != '\n') {
 		char *t = realloc(text, len + 1);
 		if (!t)
 			goto fail;
-		k->text = text = t;
+		k->strings = k->text = text = t;
 		text[len++] = '\n';
 		end = text + len;
 	}
@@ -101,7 +106,7 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 		 * bytes or more): a shorter last line may end the buffer. */
 		if (addr && line[18] == ' ' && ((line[17] | 0x20) == 't' || (line[17] | 0x20) == 'w')) {
 			if (k->n == cap) {
-				struct ksym *ns = realloc(k->syms, (cap = cap ? cap * 2 : 65536) * sizeof *ns);
+				struct ltap_ksym *ns = realloc(k->syms, (cap = cap ? cap * 2 : 65536) * sizeof *ns);
 				if (!ns)
 					goto fail;
 				k->syms = ns;
@@ -111,7 +116,8 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 			tab = memchr(name, '\t', (size_t)(nl - name));
 			if (tab)
 				*tab = 0;
-			k->syms[k->n++] = (struct ksym){addr, name, tab ? tab + 1 : "[kernel.kallsyms]"};
+			k->syms[k->n++] = (struct ltap_ksym){addr, (uint32_t)(name - text),
+							     tab ? (uint32_t)(tab + 1 - text) : LTAP_KSYM_KERNEL};
 		}
 		line = nl + 1;
 	}
@@ -119,11 +125,8 @@ struct ltap_kallsyms *ltap_kallsyms_parse(char *text, size_t len)
 	if (ltap_merge_tail(k->syms, ltap_sorted_head(k->syms, k->n, sizeof *k->syms, ksym_cmp), k->n,
 			    sizeof *k->syms, ksym_cmp))
 		goto fail;
-	k->nstride = (k->n + KSYM_STRIDE - 1) / KSYM_STRIDE;
-	if (k->nstride && !(k->stride = malloc(k->nstride * sizeof *k->stride)))
+	if (kallsyms_index(k))
 		goto fail;
-	for (size_t i = 0; i < k->nstride; i++)
-		k->stride[i] = k->syms[i * KSYM_STRIDE].addr;
 	return k;
 fail:
 	ltap_kallsyms_free(k);
@@ -135,7 +138,7 @@ struct ltap_kallsyms *ltap_kallsyms_load(const char *path)
 {
 	size_t len;
 	/* read to the end: the file has no size */
-	char *text = ltap_file_read(path, KALLSYMS_MAX, &len);
+	char *text = ltap_file_read(path, LTAP_KALLSYMS_MAX, &len);
 
 	return text ? ltap_kallsyms_parse(text, len) : NULL;
 }
@@ -144,7 +147,8 @@ void ltap_kallsyms_free(struct ltap_kallsyms *k)
 {
 	if (!k)
 		return;
-	free(k->syms);
+	if (k->text)
+		free(k->syms);
 	free(k->stride);
 	free(k->text);
 	free(k);
@@ -173,10 +177,33 @@ int ltap_kallsyms_find(const struct ltap_kallsyms *k, uint64_t addr, const char 
 		else
 			hi = mid;
 	}
-	*name = k->syms[lo].name;
+	*name = k->strings + k->syms[lo].name;
 	*off = addr - k->syms[lo].addr;
-	*module = k->syms[lo].module;
+	*module = k->syms[lo].module == LTAP_KSYM_KERNEL ? "[kernel.kallsyms]" : k->strings + k->syms[lo].module;
 	return 0;
+}
+
+struct ltap_kallsyms *ltap_kallsyms_view(const struct ltap_ksym *syms, size_t n, const char *strings)
+{
+	struct ltap_kallsyms *k = calloc(1, sizeof *k);
+
+	if (!k)
+		return NULL;
+	k->syms = (struct ltap_ksym *)syms; /* only read: k->text is NULL */
+	k->n = n;
+	k->strings = strings;
+	if (kallsyms_index(k)) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+const struct ltap_ksym *ltap_kallsyms_records(const struct ltap_kallsyms *k, size_t *n, const char **strings)
+{
+	*n = k->n;
+	*strings = k->strings;
+	return k->syms;
 }
 
 size_t ltap_kallsyms_count(const struct ltap_kallsyms *k)

@@ -1,4 +1,4 @@
-/* symbols.c: kernel symbols from /proc/kallsyms (kallsyms.c), user symbols through libdwfl with one Dwfl per ELF file (libc is
+/* symbols.c: kernel symbols from /proc/kallsyms or its cache (ksymcache.c), user symbols through libdwfl with one Dwfl per ELF file (libc is
  * opened once for every process that maps it) and symtab.c's choice of name,
  * per-process mappings from the perf ring or /proc/PID/maps, JIT names from
  * perfmap.c, and a cache of (module, address) results, the kernel's too. */
@@ -6,7 +6,7 @@
 
 #include "dwfile.h"
 #include "elfsym.h"
-#include "kallsyms.h"
+#include "ksymcache.h"
 #include "perfmap.h"
 #include "symtab.h"
 
@@ -63,8 +63,7 @@ struct paths {
 
 struct ltap_symbols {
 	struct module kernel; /* the owner of kernel addresses in the cache */
-	int kloaded;
-	struct ltap_kallsyms *ksyms;
+	struct ltap_ksyms *ksyms;
 	struct proc *procs[PROC_BUCKETS];
 	struct module *mods[MOD_BUCKETS];
 	struct cached *cache;
@@ -105,7 +104,7 @@ void ltap_symbols_free(struct ltap_symbols *s)
 		free(s->paths.tab[i]);
 	free(s->paths.tab);
 	free(s->cache);
-	ltap_kallsyms_free(s->ksyms);
+	ltap_ksyms_free(s->ksyms);
 	free(s);
 }
 
@@ -115,11 +114,11 @@ void ltap_symbols_free(struct ltap_symbols *s)
  * none is. */
 static void kernel_find(struct ltap_symbols *s, uint64_t addr, struct cached *c)
 {
-	if (!s->kloaded) {
-		s->kloaded = 1;
-		s->ksyms = ltap_kallsyms_load("/proc/kallsyms");
+	if (!s->ksyms) {
+		struct ltap_ksyms_src src = ltap_ksyms_src_default();
+		s->ksyms = ltap_ksyms_new(&src);
 	}
-	if (!s->ksyms || ltap_kallsyms_find(s->ksyms, addr, &c->name, &c->off, &c->module))
+	if (!s->ksyms || ltap_ksyms_find(s->ksyms, addr, &c->name, &c->off, &c->module))
 		c->name = c->module = NULL;
 }
 

@@ -29,7 +29,8 @@
 # workload it started: perf stat --no-inherit):
 #   ltap profile   `ltap profile -F HZ -a -d SECS --folded F --svg S`: the
 #                  whole run, live ring reading, symbols, folding, the report,
-#                  the folded file and the SVG, start-up (kallsyms) included
+#                  the folded file and the SVG, start-up included (the kernel
+#                  symbol cache made by a run before the rounds: README)
 #   perf record    `perf record -F HZ -a -g -o DATA -- sleep SECS`
 #   perf script    `perf script -i DATA` (symbolizing and printing the stacks,
 #                  what stackcollapse-perf.pl reads; no fold, no SVG)
@@ -104,6 +105,9 @@ live() {
 		wait $wl
 	fi
 }
+# ltap's kernel symbol cache (/run/ltap/kallsyms) made before the rounds,
+# as perf record makes the copy of kallsyms perf script reads (~/.debug)
+"$LTAP" profile -a -d 100ms > /dev/null 2>&1 || die "$LTAP profile failed"
 for ((r = 1; r <= ROUNDS; r++)); do
 	# live measurements under the live-test lock, one tool at a time, each its own hold
 	locked live "$LTAP" ltap

@@ -486,7 +486,9 @@ int ltap_symbols_chain(struct ltap_symbols *s, int pid, const uint64_t *chain, i
 		if (raw)
 			raw[n] = a;
 		n++;
-		if (a >= LTAP_KERNEL_ADDR) {
+		/* a kernel address under PERF_CONTEXT_USER is stack garbage: no
+		 * mapping of the process holds it, so it ends the chain below */
+		if (a >= LTAP_KERNEL_ADDR && kernel) {
 			f->module = &s->kernel;
 			continue;
 		}

@@ -46,7 +46,8 @@ struct ltap_frame {
 /* The frames of a perf call chain of process pid, leaf first, without the
  * context markers, at most max; raw (NULL or room for max) gets their
  * addresses. A user frame outside every mapping (and JIT map) of the
- * process ends the chain, and is its last frame: a frame-pointer walk went
+ * process, a kernel address among them too, ends the chain, and is its
+ * last frame: a frame-pointer walk went
  * astray there (code built without frame pointers), and what follows is
  * stack garbage, often up to the kernel's limit of 127 frames. */
 int ltap_symbols_chain(struct ltap_symbols *s, int pid, const uint64_t *chain, int nr, struct ltap_frame *out,

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <gelf.h>
 #include <math.h>
 #include <stdio.h>
@@ -596,6 +597,20 @@ static void test_symbols(const char *hot, const char *hot_src)
 			CHECK(ltap_symbols_lookup(s, 0, a + 1, 0, &r) == 0 && r.kernel);
 			CHECK(r.name && strcmp(r.name, "schedule") == 0 && r.off == 1 &&
 			      strcmp(r.module, "[kernel.kallsyms]") == 0);
+		}
+		/* a chain: kernel frames, user frames; a kernel address among
+		 * the user frames is stack garbage that ends the chain (the
+		 * kernel's table is not searched for it) */
+		if (a) {
+			const uint64_t chain[] = {PERF_CONTEXT_KERNEL, a + 1,	  PERF_CONTEXT_USER,
+						  base + spin + 5,     0xffffffff00000001ull, base + spin};
+			struct ltap_frame fr[8];
+			int n = ltap_symbols_chain(s, pid, chain, 6, fr, NULL, 8);
+
+			CHECK(n == 3 && fr[0].kernel && !fr[1].kernel && !fr[2].kernel && fr[2].module == NULL &&
+			      fr[2].addr == 0xffffffff00000001ull);
+			CHECK(ltap_symbols_frame_sym(s, &fr[0], 0, &r) == 0 && r.kernel && strcmp(r.name, "schedule") == 0);
+			CHECK(ltap_symbols_frame_sym(s, &fr[1], 0, &r) == 0 && strcmp(r.name, "hot_spin") == 0);
 		}
 	}
 	ltap_symbols_free(s);

@@ -66,7 +66,10 @@ finish(function()
     if not ok then error("--save: " .. err, 0) end
     io.stderr:write(string.format("ltap: %d samples saved to %s\n", nsaved, opts.save))
   end
-  local stacks = counts:folded()
+  -- sorted once, for the folded file and the flame graph (a sorted stack
+  -- list is drawn as it is)
+  local keys, cnt = ltap.flame_sort(counts:folded())
+  local stacks = {stacks = keys, counts = cnt}
   if opts.folded then
     local n, err = folded.write(stacks, opts.folded)
     if not n then error("--folded: " .. err, 0) end

@@ -54,14 +54,21 @@ function M.lines(t)
   return keys
 end
 
--- Writes the folded lines to path (io.stdout for "-"); returns the number
--- of lines, or nil, message.
+-- Writes the folded lines of t (a folded table, sorted, or a stack list,
+-- in its order) to path (io.stdout for "-"); returns the number of lines,
+-- or nil, message.
 function M.write(t, path)
   local f, err = io.stdout, nil
   if path ~= "-" then f, err = io.open(path, "w") end
   if not f then return nil, err end
-  -- the lines of M.lines, written in parts: no string of each whole line
-  local keys, counts = ltap.flame_sort(t)
+  -- the lines of M.lines, written in parts: no string of each whole line;
+  -- a stack list ({stacks =, counts =}) in its own order
+  local keys, counts
+  if type(t.stacks) == "table" and type(t.counts) == "table" then
+    keys, counts = t.stacks, t.counts
+  else
+    keys, counts = ltap.flame_sort(t)
+  end
   for i, k in ipairs(keys) do f:write(k, " ", count_text(counts[i]), "\n") end
   if f ~= io.stdout then f:close() end
   return #keys

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* every KSYM_STRIDE-th address: a lookup searches these few (in cache)
  * before one stride of the table, not the whole table of 3 MB */
 #define KSYM_STRIDE 64

@@ -46,7 +46,7 @@ struct ltap_ksyms {
 	size_t map_len;
 	uint64_t lo, hi;
 	int tried_core, tried_full;
-	struct ltap_ksyms_stats stats;
+	int written; /* this run wrote the cache */
 };
 
 struct ltap_ksyms_src ltap_ksyms_src_default(void)
@@ -90,7 +90,7 @@ void ltap_ksyms_free(struct ltap_ksyms *k)
 
 struct ltap_ksyms_stats ltap_ksyms_stats(const struct ltap_ksyms *k)
 {
-	return k->stats;
+	return (struct ltap_ksyms_stats){k->core != NULL, k->full != NULL, k->written};
 }
 
 /* The whole lines of text[0..len) within KSC_HEAD bytes: their length. */
@@ -252,6 +252,18 @@ static uint64_t kernel_addr(const struct ltap_ksym *syms, size_t n, const char *
 	return 0;
 }
 
+/* Whether addr is within the range the cache h answers for. */
+static int in_text(uint64_t addr, const struct ksc_header *h)
+{
+	return addr >= h->text_lo && addr < h->text_hi;
+}
+
+/* Whether s is the kernel's own code within that range: a cached symbol. */
+static int cached_here(const struct ltap_ksym *s, const struct ksc_header *h)
+{
+	return s->module == LTAP_KSYM_KERNEL && in_text(s->addr, h);
+}
+
 /* The file's bytes: the header, the core kernel's records [lo, hi) from the
  * full table, their names. NULL with *why. */
 static char *cache_image(const struct ltap_ksyms *k, const char *head, uint32_t hlen, size_t *len,
@@ -277,7 +289,7 @@ static char *cache_image(const struct ltap_ksyms *k, const char *head, uint32_t 
 	/* the cache answers for [lo, hi) as the whole table does only if no
 	 * module's or BPF program's code lies there */
 	for (size_t i = 0; i < n; i++)
-		if (syms[i].module != LTAP_KSYM_KERNEL && syms[i].addr >= h.text_lo && syms[i].addr < h.text_hi) {
+		if (syms[i].module != LTAP_KSYM_KERNEL && in_text(syms[i].addr, &h)) {
 			*why = "other code than the kernel's within its text";
 			return NULL;
 		}
@@ -287,7 +299,7 @@ static char *cache_image(const struct ltap_ksyms *k, const char *head, uint32_t 
 	}
 	memcpy(h.head, head, hlen);
 	for (size_t i = 0; i < n; i++)
-		if (syms[i].module == LTAP_KSYM_KERNEL && syms[i].addr >= h.text_lo && syms[i].addr < h.text_hi) {
+		if (cached_here(&syms[i], &h)) {
 			nsel++;
 			slen += strlen(strings + syms[i].name) + 1;
 		}
@@ -303,7 +315,7 @@ static char *cache_image(const struct ltap_ksyms *k, const char *head, uint32_t 
 	names = (char *)(out + nsel);
 	off = 0;
 	for (size_t i = 0; i < n; i++)
-		if (syms[i].module == LTAP_KSYM_KERNEL && syms[i].addr >= h.text_lo && syms[i].addr < h.text_hi) {
+		if (cached_here(&syms[i], &h)) {
 			size_t l = strlen(strings + syms[i].name) + 1;
 			memcpy(names + off, strings + syms[i].name, l);
 			*out++ = (struct ltap_ksym){syms[i].addr, (uint32_t)off, LTAP_KSYM_KERNEL};
@@ -370,7 +382,6 @@ static void full_read(struct ltap_ksyms *k)
 	memcpy(head, text, hlen);
 	if (!(k->full = ltap_kallsyms_parse(text, len)))
 		return;
-	k->stats.full_reads++;
 	n = ltap_kallsyms_count(k->full);
 	ltap_debug("kernel symbols: %zu read from %s", n, k->kallsyms);
 	if (!k->cache_dir || k->core || !n)
@@ -378,7 +389,7 @@ static void full_read(struct ltap_ksyms *k)
 	if ((why = cache_write(k, head, hlen)))
 		ltap_debug("kernel symbols: cache %s/%s not written: %s", k->cache_dir, LTAP_KSYM_CACHE_FILE, why);
 	else {
-		k->stats.written = 1;
+		k->written = 1;
 		ltap_debug("kernel symbols: cache %s/%s written", k->cache_dir, LTAP_KSYM_CACHE_FILE);
 	}
 }
@@ -388,8 +399,7 @@ int ltap_ksyms_find(struct ltap_ksyms *k, uint64_t addr, const char **name, uint
 	if (!k->full) {
 		if (!k->tried_core && k->cache_dir) {
 			k->tried_core = 1;
-			if (cache_open(k) == 0)
-				k->stats.cached = 1;
+			cache_open(k);
 		}
 		if (k->core && addr >= k->lo && addr < k->hi)
 			return ltap_kallsyms_find(k->core, addr, name, off, module);

@@ -35,8 +35,8 @@ void ltap_ksyms_free(struct ltap_ksyms *k);
  * /proc/kallsyms unreadable). */
 int ltap_ksyms_find(struct ltap_ksyms *k, uint64_t addr, const char **name, uint64_t *off, const char **module);
 
-/* Where the last lookups were answered from: 1 the cache, and how many
- * times /proc/kallsyms was read whole (0 or 1), whether a cache was written. */
+/* Where lookups were answered from: whether the cache was used, whether
+ * /proc/kallsyms was read whole (0 or 1), whether this run wrote the cache. */
 struct ltap_ksyms_stats {
 	int cached, full_reads, written;
 };

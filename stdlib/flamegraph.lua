@@ -138,7 +138,7 @@ end
 local function arrange(stacks, before, c)
   local keys, cnt, cnt0 = {}, {}, nil
   local buf = {}
-  if type(stacks.stacks) == "table" and type(stacks.counts) == "table" then
+  if folded.is_list(stacks) then
     if c.flamechart then
       for i, s in ipairs(stacks.stacks) do keys[i] = c.reverse and reversed(s, buf) or s end
       for i, n in ipairs(stacks.counts) do cnt[i] = n end

@@ -54,6 +54,12 @@ function M.lines(t)
   return keys
 end
 
+-- Whether t is a stack list ({stacks = {...}, counts = {...}}), not a
+-- folded table.
+function M.is_list(t)
+  return type(t.stacks) == "table" and type(t.counts) == "table"
+end
+
 -- Writes the folded lines of t (a folded table, sorted, or a stack list,
 -- in its order) to path (io.stdout for "-"); returns the number of lines,
 -- or nil, message.
@@ -64,7 +70,7 @@ function M.write(t, path)
   -- the lines of M.lines, written in parts: no string of each whole line;
   -- a stack list ({stacks =, counts =}) in its own order
   local keys, counts
-  if type(t.stacks) == "table" and type(t.counts) == "table" then
+  if M.is_list(t) then
     keys, counts = t.stacks, t.counts
   else
     keys, counts = ltap.flame_sort(t)

@@ -25,8 +25,9 @@ install_deps() { # install_deps PACKAGES...
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
     echo "installing:$missing"
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
+    # another apt (an unattended upgrade at boot) may hold dpkg's lock: wait for it
+    apt-get -o DPkg::Lock::Timeout=600 update -q
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q $missing
   fi
 }
 

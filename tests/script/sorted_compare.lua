@@ -98,6 +98,7 @@ local function listing(iter, state, init)
 end
 
 local cases, pairs_compared, failures = 0, 0, 0
+local c_tables, tables = 0, 0 -- tables ordered in C (ltap.sort_table), of all
 
 local function compare(what, old, new)
   cases = cases + 1
@@ -140,6 +141,7 @@ local hows = {false, "desc", "asc", "key", "key-desc", "value", "key-asc"}
 local function ns_for(size) return {false, 0, 1, 2, 3, 10, size - 1, size, size + 5} end
 
 local function compare_table(name, t, size, few)
+  tables = tables + 1
   for _, how in ipairs(few and {false, "asc", "key"} or hows) do
     for _, n in ipairs(few and {false, 10} or ns_for(size)) do
       local what = string.format("%s how=%s n=%s", name, tostring(how), tostring(n))
@@ -151,6 +153,7 @@ local function compare_table(name, t, size, few)
   end
   -- sorted(t, N): the count as the second argument
   compare(name .. " sorted(t, 4)", listing(old_sorted(t, 4)), listing(sorted(t, 4)))
+  if ltap.sort_table(t, "desc") then c_tables = c_tables + 1 end
 end
 
 
@@ -184,6 +187,10 @@ begin(function()
     end
     compare_table("table" .. round, t, size)
   end
+  -- keys that are tables (ordered as tuples), a NaN value: left to the Lua
+  -- version
+  compare_table("table keys", {[{1, 2}] = 1, [{1}] = 1, [{0, "x"}] = 2, x = 2}, 4)
+  compare_table("NaN value", {a = 0 / 0, b = 1}, 2, true)
   -- values that are all strings
   compare_table("string values", {a = "x", b = "y", c = "x", [1] = "", [2] = "\0", [true] = "x"}, 6)
   -- one big table: a partial selection over many keys
@@ -230,7 +237,7 @@ begin(function()
   for i = 1, 20000 do c2:inc("comm" .. i % 37, i % 60) end
   compare_stats("counts2", c2, #c2, true)
 
-  print(string.format("%d cases, %d failed", cases, failures))
+  print(string.format("%d cases, %d failed; %d of %d tables ordered in C", cases, failures, c_tables, tables))
   print(pairs_compared > 100000 and "more than 100000 pairs compared" or "only " .. pairs_compared .. " pairs compared")
   exit(failures == 0 and 0 or 1)
 end)

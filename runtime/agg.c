@@ -1,211 +1,30 @@
-/* agg.c: see agg.h.
+/* agg.c: see agg.h; the layout is in agg_impl.h, keys in aggkey.c.
  *
- * A slot is a head (the key's hash, the kinds of its parts), one 8-byte word
- * per part (an integer, a float's bits, a boolean, or a string's offset in
- * the arena), then the figures. Until a value other than the integer 1 comes
- * (and for an aggregate without a histogram) the figures are the count
- * alone: s:inc costs an increment, a count key 24 bytes. The first other
- * value widens every slot once to the full figures.
- *
- * A removed key's slot is marked free and taken by the next new key: the
- * other slots keep their numbers, so a report can go on over them.
+ * Until a value other than the integer 1 comes (and for an aggregate
+ * without a histogram) a slot's figures are the count alone: s:inc costs
+ * an increment. The first other value widens every slot once to the full
+ * figures. A removed key's slot is marked free and taken by the next new
+ * key: the other slots keep their numbers, so a report can go on over them.
  *
  * The index is an array of 8-byte buckets, the key's hash beside the slot
  * (so a probe that misses reads no slot), linear probing at most 3/4 full;
- * a removal shifts back the buckets after it, so there are no tombstones.
- * Strings live in one arena (4-byte aligned records: length, references,
- * bytes); with several parts, one record per distinct string, found through
- * a second index when a key is made (never on the add of a known key). */
-#include "agg.h"
+ * a removal shifts back the buckets after it, so there are no tombstones. */
+#include "agg_impl.h"
 
 #include <errno.h>
 #include <math.h>
-#include <string.h>
 
 #define LOG2_BUCKETS 65 /* (..,0), [0], [1], then [2^k, 2^(k+1)) for k = 1..62 */
-#define INDEX_FIRST 16
 #define SLOTS_FIRST 16
-#define ARENA_FIRST 1024
-#define ARENA_MAX ((size_t)UINT32_MAX * 4) /* offsets are kept in 4-byte units in the string index */
-
-struct head {
-	uint32_t hash;  /* a removed slot: the next one free, + 1 */
-	uint32_t kinds; /* 2 bits per part, and SLOT_FREE */
-};
-
-#define SLOT_FREE (1u << 31)
-
-/* the full figures; in the count layout only count is there */
-struct figs {
-	int64_t count;
-	int64_t is_float;  /* a float was added: sum, min and max are d */
-	union {
-		int64_t i;
-		double d;
-	} sum, min, max;
-	double shift, s1, s2; /* sums of (v - shift) and its square: the variance
-			       * without a division per add (shift: the first value) */
-	/* then the buckets */
-};
-
-struct str {
-	uint32_t len;
-	uint32_t refs;
-	/* then the bytes */
-};
-
-struct ltap_agg {
-	struct ltap_agg_config cfg;
-	ltap_alloc_fn alloc;
-	void *ud;
-	int nbuckets;
-	int arity;        /* -1 until the first key */
-	int full;         /* the full figures (else the count alone) */
-	size_t stride;    /* bytes per slot */
-	size_t figoff;    /* where the figures start in a slot */
-	char *slots;
-	size_t n, cap;    /* slots used (free ones included), and room */
-	size_t live;      /* keys */
-	size_t free;      /* the first free slot + 1; 0 none */
-	uint64_t *index;  /* hash << 32 | slot + 1; 0 empty */
-	size_t icap;
-	char *strs;       /* the arena */
-	size_t slen, scap, sdead;
-	uint64_t *intern; /* hash << 32 | offset / 4 + 1, with several parts */
-	size_t ncap, nstr;
-	int64_t dropped;
-	unsigned gen;
-};
-
-/* ------------------------------------------------------------- memory */
-
-static void *agg_realloc(struct ltap_agg *a, void *p, size_t osize, size_t nsize)
-{
-	return a->alloc(a->ud, p, p ? osize : 0, nsize);
-}
 
 void *ltap_agg_alloc(const struct ltap_agg *a, void *p, size_t osize, size_t nsize)
 {
-	return a->alloc(a->ud, p, p ? osize : 0, nsize);
-}
-
-static void agg_release(struct ltap_agg *a, void *p, size_t size)
-{
-	if (p)
-		a->alloc(a->ud, p, size, 0);
-}
-
-/* size * count, or 0 when it would not fit a size_t */
-static size_t agg_bytes_of(size_t size, size_t count)
-{
-	return count && size > SIZE_MAX / count ? 0 : size * count;
-}
-
-/* ------------------------------------------------------------ hashing */
-
-static inline uint64_t mix(uint64_t h, uint64_t w)
-{
-	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-static uint32_t finish(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return (uint32_t)h;
-}
-
-static uint64_t str_hash(const char *p, size_t len)
-{
-	uint64_t h = mix(0x243f6a8885a308d3ull, len), w;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = mix(h, w);
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		h = mix(h, w);
-	}
-	return h;
-}
-
-/* the word a part is kept as (a string: its hash, here) */
-static uint64_t part_word(const struct ltap_agg_part *p)
-{
-	uint64_t w;
-
-	switch (p->kind) {
-	case LTAP_AGG_INT: return (uint64_t)p->v.i;
-	case LTAP_AGG_FLOAT: memcpy(&w, &p->v.d, sizeof w); return w;
-	case LTAP_AGG_BOOL: return p->v.b != 0;
-	default: return str_hash(p->v.s.p, p->v.s.len);
-	}
-}
-
-static int float_is_int(double d)
-{
-	return d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0;
-}
-
-/* a float part: not NaN, not a value an integer part has */
-static int float_part_ok(double d)
-{
-	return d == d && !float_is_int(d);
-}
-
-/* The key's hash and kinds; -EINVAL for a bad part. */
-static int key_hash(const struct ltap_agg_part *key, int n, uint32_t *hash, uint32_t *kinds)
-{
-	uint64_t h = 0x13198a2e03707344ull ^ (uint64_t)n;
-	uint32_t k = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (key[i].kind < LTAP_AGG_INT || key[i].kind > LTAP_AGG_BOOL)
-			return -EINVAL;
-		if (key[i].kind == LTAP_AGG_FLOAT && !float_part_ok(key[i].v.d))
-			return -EINVAL; /* NaN, or an integer that was not made one */
-		k |= (uint32_t)key[i].kind << (2 * i);
-		h = mix(h, (uint64_t)key[i].kind << 62 ^ part_word(&key[i]));
-	}
-	*hash = finish(h);
-	*kinds = k;
-	return 0;
-}
-
-int ltap_agg_number_part(struct ltap_agg_part *part, double d)
-{
-	if (d != d)
-		return -EINVAL;
-	if (float_is_int(d)) {
-		*part = LTAP_AGG_INT_PART((int64_t)d);
-	} else {
-		part->kind = LTAP_AGG_FLOAT;
-		part->v.d = d;
-	}
-	return 0;
-}
-
-/* -------------------------------------------------------------- slots */
-
-static char *slot_at(const struct ltap_agg *a, long i)
-{
-	return a->slots + (size_t)i * a->stride;
-}
-
-static const uint64_t *slot_words(const char *slot)
-{
-	return (const uint64_t *)(slot + sizeof(struct head));
+	return agg_realloc(a, p, osize, nsize);
 }
 
 static struct figs *slot_figs(const struct ltap_agg *a, long i)
 {
-	return (struct figs *)(slot_at(a, i) + a->figoff);
+	return (struct figs *)(agg_slot(a, i) + a->figoff);
 }
 
 static int64_t *figs_buckets(struct figs *f)
@@ -213,76 +32,9 @@ static int64_t *figs_buckets(struct figs *f)
 	return (int64_t *)(f + 1);
 }
 
-static struct str *str_at(const struct ltap_agg *a, uint64_t off)
-{
-	return (struct str *)(a->strs + off);
-}
+/* -------------------------------------------------------------- index */
 
-static const char *str_bytes(const struct str *s)
-{
-	return (const char *)(s + 1);
-}
-
-static size_t str_record(size_t len)
-{
-	return (sizeof(struct str) + len + 3) & ~(size_t)3;
-}
-
-static int key_equal(const struct ltap_agg *a, const char *slot, const struct ltap_agg_part *key, int n)
-{
-	const uint64_t *w = slot_words(slot);
-
-	for (int i = 0; i < n; i++) {
-		const struct str *s;
-		switch (key[i].kind) {
-		case LTAP_AGG_STR:
-			s = str_at(a, w[i]);
-			if (s->len != key[i].v.s.len || memcmp(str_bytes(s), key[i].v.s.p, s->len) != 0)
-				return 0;
-			break;
-		case LTAP_AGG_BOOL:
-			if (w[i] != (uint64_t)(key[i].v.b != 0))
-				return 0;
-			break;
-		default: /* an integer or a float's bits */
-			if (w[i] != part_word(&key[i]))
-				return 0;
-		}
-	}
-	return 1;
-}
-
-/* The bucket of the key: its slot's, or the empty one where it would go. */
-static uint64_t *index_find(const struct ltap_agg *a, const struct ltap_agg_part *key, int n, uint32_t hash,
-			    uint32_t kinds)
-{
-	size_t mask = a->icap - 1;
-
-	for (size_t j = hash & mask;; j = (j + 1) & mask) {
-		uint64_t b = a->index[j];
-		const char *slot;
-		if (!b)
-			return &a->index[j];
-		if ((uint32_t)(b >> 32) != hash)
-			continue;
-		slot = slot_at(a, (long)(uint32_t)b - 1);
-		if (((const struct head *)slot)->kinds == kinds && key_equal(a, slot, key, n))
-			return &a->index[j];
-	}
-}
-
-/* the bucket that holds slot i */
-static uint64_t *index_of_slot(const struct ltap_agg *a, long i)
-{
-	size_t mask = a->icap - 1;
-	uint64_t want = (uint64_t)(i + 1);
-
-	for (size_t j = ((const struct head *)slot_at(a, i))->hash & mask;; j = (j + 1) & mask)
-		if ((uint32_t)a->index[j] == want)
-			return &a->index[j];
-}
-
-static void index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value)
+void agg_index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value)
 {
 	size_t j;
 
@@ -291,9 +43,7 @@ static void index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value
 	index[j] = (uint64_t)hash << 32 | value;
 }
 
-/* Empties bucket j of a linear-probing index, moving back the buckets of
- * its run that may go where it was. */
-static void index_delete(uint64_t *index, size_t cap, size_t j)
+void agg_index_delete(uint64_t *index, size_t cap, size_t j)
 {
 	size_t mask = cap - 1;
 
@@ -308,6 +58,31 @@ static void index_delete(uint64_t *index, size_t cap, size_t j)
 	index[j] = 0;
 }
 
+/* The bucket of the key: its slot's, or the empty one where it would go. */
+static uint64_t *index_find(const struct ltap_agg *a, const struct ltap_agg_part *key, const struct agg_key *k)
+{
+	size_t mask = a->icap - 1;
+
+	for (size_t j = k->hash & mask;; j = (j + 1) & mask) {
+		uint64_t b = a->index[j];
+		if (!b)
+			return &a->index[j];
+		if ((uint32_t)(b >> 32) == k->hash && agg_key_equal(a, agg_slot(a, (long)(uint32_t)b - 1), key, k))
+			return &a->index[j];
+	}
+}
+
+/* the bucket that holds slot i */
+static uint64_t *index_of_slot(const struct ltap_agg *a, long i)
+{
+	size_t mask = a->icap - 1;
+	uint64_t want = (uint64_t)(i + 1);
+
+	for (size_t j = ((const struct head *)agg_slot(a, i))->hash & mask;; j = (j + 1) & mask)
+		if ((uint32_t)a->index[j] == want)
+			return &a->index[j];
+}
+
 /* An index of cap buckets (a power of two) with every slot placed. */
 static int index_resize(struct ltap_agg *a, size_t cap)
 {
@@ -318,9 +93,9 @@ static int index_resize(struct ltap_agg *a, size_t cap)
 		return -ENOMEM;
 	memset(ni, 0, bytes);
 	for (size_t i = 0; i < a->n; i++) {
-		const struct head *h = (const struct head *)slot_at(a, (long)i);
-		if (!(h->kinds & SLOT_FREE))
-			index_put(ni, cap, h->hash, i + 1);
+		const struct head *h = (const struct head *)agg_slot(a, (long)i);
+		if (!(h->kinds & AGG_SLOT_FREE))
+			agg_index_put(ni, cap, h->hash, i + 1);
 	}
 	agg_release(a, a->index, a->icap * sizeof *a->index);
 	a->index = ni;
@@ -328,159 +103,11 @@ static int index_resize(struct ltap_agg *a, size_t cap)
 	return 0;
 }
 
-/* ------------------------------------------------------------ strings */
-
-static uint64_t *intern_find(const struct ltap_agg *a, const char *p, size_t len, uint32_t hash)
-{
-	size_t mask = a->ncap - 1;
-
-	for (size_t j = hash & mask;; j = (j + 1) & mask) {
-		uint64_t b = a->intern[j];
-		const struct str *s;
-		if (!b)
-			return &a->intern[j];
-		if ((uint32_t)(b >> 32) != hash)
-			continue;
-		s = str_at(a, ((uint32_t)b - 1) * (uint64_t)4);
-		if (s->len == len && memcmp(str_bytes(s), p, len) == 0)
-			return &a->intern[j];
-	}
-}
-
-static int intern_resize(struct ltap_agg *a, size_t cap)
-{
-	size_t bytes = agg_bytes_of(sizeof(uint64_t), cap);
-	uint64_t *ni = bytes ? agg_realloc(a, NULL, 0, bytes) : NULL;
-
-	if (!ni)
-		return -ENOMEM;
-	memset(ni, 0, bytes);
-	for (size_t j = 0; j < a->ncap; j++)
-		if (a->intern[j])
-			index_put(ni, cap, (uint32_t)(a->intern[j] >> 32), (uint32_t)a->intern[j]);
-	agg_release(a, a->intern, a->ncap * sizeof *a->intern);
-	a->intern = ni;
-	a->ncap = cap;
-	return 0;
-}
-
-static int arena_reserve(struct ltap_agg *a, size_t more)
-{
-	size_t cap = a->scap ? a->scap : ARENA_FIRST;
-	char *ns;
-
-	if (a->slen + more <= a->scap)
-		return 0;
-	while (cap < a->slen + more)
-		cap *= 2;
-	if (cap > ARENA_MAX || !(ns = agg_realloc(a, a->strs, a->scap, cap)))
-		return -ENOMEM;
-	a->strs = ns;
-	a->scap = cap;
-	return 0;
-}
-
-/* The arena offset of a copy of the string (room reserved), shared with an
- * equal one when there is an intern index. */
-static uint64_t str_keep(struct ltap_agg *a, const char *p, size_t len)
-{
-	uint64_t *b = NULL, off = a->slen;
-	uint32_t hash = 0;
-	struct str *s;
-
-	if (a->intern) {
-		hash = finish(str_hash(p, len));
-		b = intern_find(a, p, len, hash);
-		if (*b) {
-			off = ((uint32_t)*b - 1) * (uint64_t)4;
-			str_at(a, off)->refs++;
-			return off;
-		}
-	}
-	s = str_at(a, off);
-	s->len = (uint32_t)len;
-	s->refs = 1;
-	if (len)
-		memcpy((char *)(s + 1), p, len);
-	a->slen += str_record(len);
-	if (b) {
-		*b = (uint64_t)hash << 32 | (off / 4 + 1);
-		a->nstr++;
-	}
-	return off;
-}
-
-static void str_drop(struct ltap_agg *a, uint64_t off)
-{
-	struct str *s = str_at(a, off);
-
-	if (--s->refs)
-		return;
-	a->sdead += str_record(s->len);
-	if (a->intern) {
-		uint32_t hash = finish(str_hash(str_bytes(s), s->len));
-		uint64_t *b = intern_find(a, str_bytes(s), s->len, hash);
-		index_delete(a->intern, a->ncap, (size_t)(b - a->intern));
-		a->nstr--;
-	}
-}
-
-/* Copies the live strings into a new arena (and index) when most of the old
- * one is dead; keeps the old one when the allocator refuses. */
-static void arena_compact(struct ltap_agg *a)
-{
-	struct ltap_agg old = *a;
-	size_t live = a->slen - a->sdead, cap = ARENA_FIRST;
-
-	while (cap < live)
-		cap *= 2;
-	a->strs = NULL;
-	a->slen = a->scap = a->sdead = 0;
-	a->intern = NULL;
-	a->ncap = a->nstr = 0;
-	if (arena_reserve(a, cap) || (old.intern && intern_resize(a, old.ncap)))
-		goto refused;
-	for (size_t i = 0; i < a->n; i++) {
-		uint32_t kinds = ((struct head *)slot_at(a, (long)i))->kinds;
-		uint64_t *w = (uint64_t *)slot_words(slot_at(a, (long)i));
-		if (kinds & SLOT_FREE)
-			continue;
-		for (int p = 0; p < a->arity; p++) {
-			const struct str *s;
-			if ((kinds >> (2 * p) & 3) != LTAP_AGG_STR)
-				continue;
-			s = str_at(&old, w[p]);
-			w[p] = str_keep(a, str_bytes(s), s->len);
-		}
-	}
-	agg_release(a, old.strs, old.scap);
-	agg_release(a, old.intern, old.ncap * sizeof *old.intern);
-	return;
-refused:
-	agg_release(a, a->strs, a->scap);
-	agg_release(a, a->intern, a->ncap * sizeof *a->intern);
-	a->strs = old.strs;
-	a->slen = old.slen;
-	a->scap = old.scap;
-	a->sdead = old.sdead;
-	a->intern = old.intern;
-	a->ncap = old.ncap;
-	a->nstr = old.nstr;
-}
-
 /* ----------------------------------------------------------- the layout */
 
 static size_t figs_size(const struct ltap_agg *a)
 {
 	return a->full ? sizeof(struct figs) + (size_t)a->nbuckets * sizeof(int64_t) : sizeof(int64_t);
-}
-
-/* The first key: its parts fix the slots' layout. */
-static void agg_shape(struct ltap_agg *a, int n)
-{
-	a->arity = n;
-	a->figoff = sizeof(struct head) + (size_t)n * sizeof(uint64_t);
-	a->stride = a->figoff + figs_size(a);
 }
 
 static void figs_fill_counted(struct ltap_agg *a, struct figs *f, int64_t count);
@@ -621,7 +248,7 @@ int ltap_agg_slot_add_int(struct ltap_agg *a, long slot, int64_t x)
 
 	if (!a->full) {
 		if (x == 1) {
-			((int64_t *)(slot_at(a, slot) + a->figoff))[0]++;
+			((int64_t *)(agg_slot(a, slot) + a->figoff))[0]++;
 			return 0;
 		}
 		if (agg_widen(a))
@@ -717,10 +344,8 @@ const int64_t *ltap_agg_buckets(const struct ltap_agg *a, long slot)
 
 /* Room for one more slot, its bucket and its strings; nothing changed when
  * refused. */
-static int agg_reserve(struct ltap_agg *a, const struct ltap_agg_part *key, int n)
+static int agg_reserve(struct ltap_agg *a, const struct ltap_agg_part *key, const struct agg_key *k)
 {
-	size_t strbytes = 0, nstrs = 0;
-
 	if (!a->free && a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : SLOTS_FIRST, bytes = agg_bytes_of(a->stride, cap);
 		char *ns = bytes ? agg_realloc(a, a->slots, a->cap * a->stride, bytes) : NULL;
@@ -729,38 +354,38 @@ static int agg_reserve(struct ltap_agg *a, const struct ltap_agg_part *key, int 
 		a->slots = ns;
 		a->cap = cap;
 	}
-	if ((a->live + 1) * 4 > a->icap * 3 && index_resize(a, a->icap ? a->icap * 2 : INDEX_FIRST))
+	if ((a->live + 1) * 4 > a->icap * 3 && index_resize(a, a->icap ? a->icap * 2 : AGG_INDEX_FIRST))
 		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (key[i].kind == LTAP_AGG_STR) {
-			if (key[i].v.s.len > UINT32_MAX - 8)
-				return -ENOMEM;
-			strbytes += str_record(key[i].v.s.len);
-			nstrs++;
-		}
-	if (strbytes && arena_reserve(a, strbytes))
-		return -ENOMEM;
-	if (n > 1 && nstrs) {
-		if (!a->intern && intern_resize(a, INDEX_FIRST))
-			return -ENOMEM;
-		if ((a->nstr + nstrs) * 4 > a->ncap * 3 && intern_resize(a, a->ncap * 2))
-			return -ENOMEM;
-	}
-	return 0;
+	return agg_key_reserve(a, key, k);
+}
+
+/* the first key: its parts fix the slots' layout */
+static void agg_first(struct ltap_agg *a, const struct ltap_agg_part *key, int n)
+{
+	agg_key_shape(a, key, n);
+	a->stride = a->figoff + figs_size(a);
 }
 
 long ltap_agg_slot(struct ltap_agg *a, const struct ltap_agg_part *key, int n, int create)
 {
-	uint32_t hash, kinds;
+	struct agg_key k;
 	uint64_t *b;
-	struct head *h;
-	uint64_t *w;
+	int first = a->arity < 0;
 	long i;
 
-	if (n < 0 || n > LTAP_AGG_MAX_PARTS || (a->arity >= 0 && n != a->arity) || key_hash(key, n, &hash, &kinds))
+	if (n < 0 || n > LTAP_AGG_MAX_PARTS || (!first && n != a->arity))
 		return -EINVAL;
+	if (first && !create)
+		return LTAP_AGG_ABSENT;
+	if (first)
+		agg_first(a, key, n);
+	if (agg_key_make(a, key, n, &k)) {
+		if (first)
+			a->arity = -1;
+		return -EINVAL;
+	}
 	if (a->icap) {
-		b = index_find(a, key, n, hash, kinds);
+		b = index_find(a, key, &k);
 		if (*b)
 			return (long)(uint32_t)*b - 1;
 	}
@@ -772,25 +397,18 @@ long ltap_agg_slot(struct ltap_agg *a, const struct ltap_agg_part *key, int n, i
 		a->dropped++;
 		return LTAP_AGG_DROPPED;
 	}
-	if (a->arity < 0)
-		agg_shape(a, n);
-	if (agg_reserve(a, key, n))
+	if (agg_reserve(a, key, &k))
 		return -ENOMEM;
 	if (a->free) {
 		i = (long)a->free - 1;
-		a->free = ((struct head *)slot_at(a, i))->hash;
+		a->free = ((struct head *)agg_slot(a, i))->hash;
 	} else {
 		i = (long)a->n++;
 	}
 	a->live++;
-	h = (struct head *)slot_at(a, i);
-	h->hash = hash;
-	h->kinds = kinds;
-	w = (uint64_t *)slot_words((char *)h);
-	for (int p = 0; p < n; p++)
-		w[p] = key[p].kind == LTAP_AGG_STR ? str_keep(a, key[p].v.s.p, key[p].v.s.len) : part_word(&key[p]);
+	agg_key_store(a, agg_slot(a, i), key, &k);
 	memset(slot_figs(a, i), 0, figs_size(a));
-	index_put(a->index, a->icap, hash, (uint64_t)i + 1);
+	agg_index_put(a->index, a->icap, k.hash, (uint64_t)i + 1);
 	return i;
 }
 
@@ -820,7 +438,7 @@ size_t ltap_agg_slots(const struct ltap_agg *a)
 
 int ltap_agg_live(const struct ltap_agg *a, long slot)
 {
-	return slot >= 0 && (size_t)slot < a->n && !(((const struct head *)slot_at(a, slot))->kinds & SLOT_FREE);
+	return slot >= 0 && (size_t)slot < a->n && !(((const struct head *)agg_slot(a, slot))->kinds & AGG_SLOT_FREE);
 }
 
 int ltap_agg_arity(const struct ltap_agg *a)
@@ -848,159 +466,20 @@ unsigned ltap_agg_generation(const struct ltap_agg *a)
 	return a->gen;
 }
 
-void ltap_agg_key(const struct ltap_agg *a, long slot, struct ltap_agg_part *key)
-{
-	const char *s = slot_at(a, slot);
-	uint32_t kinds = ((const struct head *)s)->kinds;
-	const uint64_t *w = slot_words(s);
-
-	for (int p = 0; p < a->arity; p++) {
-		const struct str *str;
-		key[p].kind = (int)(kinds >> (2 * p) & 3);
-		switch (key[p].kind) {
-		case LTAP_AGG_INT: key[p].v.i = (int64_t)w[p]; break;
-		case LTAP_AGG_FLOAT: memcpy(&key[p].v.d, &w[p], sizeof(double)); break;
-		case LTAP_AGG_BOOL: key[p].v.b = (int)w[p]; break;
-		default:
-			str = str_at(a, w[p]);
-			key[p].v.s.p = str_bytes(str);
-			key[p].v.s.len = str->len;
-		}
-	}
-}
-
-/* ---------------------------------------------------------- comparing */
-
-static int int_float_cmp(int64_t i, double f)
-{
-	double fl;
-	int64_t fi;
-
-	if (f != f)
-		return -1;
-	if (f >= 9223372036854775808.0)
-		return -1;
-	if (f < -9223372036854775808.0)
-		return 1;
-	fl = floor(f);
-	fi = (int64_t)fl;
-	if (i != fi)
-		return i < fi ? -1 : 1;
-	return f > fl ? -1 : 0;
-}
-
-int ltap_agg_num_cmp(const struct ltap_agg_num *x, const struct ltap_agg_num *y)
-{
-	if (x->is_int && y->is_int)
-		return (x->i > y->i) - (x->i < y->i);
-	if (x->is_int)
-		return int_float_cmp(x->i, y->d);
-	if (y->is_int)
-		return -int_float_cmp(y->i, x->d);
-	if (x->d != x->d || y->d != y->d)
-		return (x->d != x->d) - (y->d != y->d);
-	return (x->d > y->d) - (x->d < y->d);
-}
-
-static int kind_rank(uint32_t kind)
-{
-	return kind == LTAP_AGG_FLOAT ? LTAP_AGG_INT : (int)kind;
-}
-
-static struct ltap_agg_num word_num(uint32_t kind, uint64_t w)
-{
-	struct ltap_agg_num n = {.is_int = kind == LTAP_AGG_INT, .i = (int64_t)w};
-
-	if (!n.is_int)
-		memcpy(&n.d, &w, sizeof n.d);
-	return n;
-}
-
-int ltap_agg_key_cmp(const struct ltap_agg *a, long s1, long s2)
-{
-	const char *x = slot_at(a, s1), *y = slot_at(a, s2);
-	uint32_t kx = ((const struct head *)x)->kinds, ky = ((const struct head *)y)->kinds;
-	const uint64_t *wx = slot_words(x), *wy = slot_words(y);
-
-	for (int p = 0; p < a->arity; p++, kx >>= 2, ky >>= 2) {
-		uint32_t ka = kx & 3, kb = ky & 3;
-		int c;
-		if (kind_rank(ka) != kind_rank(kb))
-			return kind_rank(ka) < kind_rank(kb) ? -1 : 1;
-		if (wx[p] == wy[p] && ka == kb)
-			continue;
-		if (ka == LTAP_AGG_STR) {
-			const struct str *sa = str_at(a, wx[p]), *sb = str_at(a, wy[p]);
-			c = memcmp(str_bytes(sa), str_bytes(sb), sa->len < sb->len ? sa->len : sb->len);
-			if (!c)
-				c = (sa->len > sb->len) - (sa->len < sb->len);
-		} else if (ka == LTAP_AGG_BOOL) {
-			c = (wx[p] > wy[p]) - (wx[p] < wy[p]);
-		} else {
-			struct ltap_agg_num na = word_num(ka, wx[p]), nb = word_num(kb, wy[p]);
-			c = ltap_agg_num_cmp(&na, &nb);
-		}
-		if (c)
-			return c < 0 ? -1 : 1;
-	}
-	return 0;
-}
-
-/* a float's bits made to sort as the float does (NaN aside) */
-static uint64_t float_order(double d)
-{
-	uint64_t u;
-
-	memcpy(&u, &d, sizeof u);
-	return u >> 63 ? ~u : u | (uint64_t)1 << 63;
-}
-
-uint64_t ltap_agg_key_prefix(const struct ltap_agg *a, long slot, int *rank)
-{
-	const char *x = slot_at(a, slot);
-	uint32_t kind = ((const struct head *)x)->kinds & 3;
-	uint64_t w = a->arity ? slot_words(x)[0] : 0, p = 0;
-	const struct str *s;
-	const unsigned char *b;
-
-	*rank = kind_rank(kind);
-	if (!a->arity)
-		return 0;
-	switch (kind) {
-	case LTAP_AGG_INT: return float_order((double)(int64_t)w);
-	case LTAP_AGG_FLOAT: {
-		double d;
-		memcpy(&d, &w, sizeof d);
-		return float_order(d);
-	}
-	case LTAP_AGG_BOOL: return w;
-	default:
-		s = str_at(a, w);
-		b = (const unsigned char *)str_bytes(s);
-		for (uint32_t i = 0; i < 8; i++)
-			p = p << 8 | (i < s->len ? b[i] : 0);
-		return p;
-	}
-}
-
 /* ----------------------------------------------------------- removing */
 
 void ltap_agg_remove(struct ltap_agg *a, long slot)
 {
-	struct head *h = (struct head *)slot_at(a, slot);
-	const uint64_t *w = slot_words((char *)h);
+	struct head *h = (struct head *)agg_slot(a, slot);
 
-	for (int p = 0; p < a->arity; p++)
-		if ((h->kinds >> (2 * p) & 3) == LTAP_AGG_STR)
-			str_drop(a, w[p]);
-	index_delete(a->index, a->icap, (size_t)(index_of_slot(a, slot) - a->index));
-	h->kinds = SLOT_FREE;
+	agg_index_delete(a->index, a->icap, (size_t)(index_of_slot(a, slot) - a->index));
+	agg_key_release(a, (char *)h);
+	h->kinds = AGG_SLOT_FREE;
 	h->hash = (uint32_t)a->free;
 	a->free = (size_t)slot + 1;
 	a->live--;
 	a->gen++;
-	if (a->sdead > 65536 && a->sdead * 2 > a->slen)
-		arena_compact(a);
+	agg_key_compact(a);
 }
 
 void ltap_agg_clear(struct ltap_agg *a)
@@ -1042,7 +521,6 @@ void ltap_agg_free(struct ltap_agg *a)
 		return;
 	agg_release(a, a->slots, a->cap * a->stride);
 	agg_release(a, a->index, a->icap * sizeof *a->index);
-	agg_release(a, a->strs, a->scap);
-	agg_release(a, a->intern, a->ncap * sizeof *a->intern);
+	agg_key_free_strings(a);
 	a->alloc(a->ud, a, sizeof *a, 0);
 }

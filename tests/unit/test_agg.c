@@ -64,6 +64,12 @@ static double fig_float(const struct ltap_agg *a, long slot, int fig)
 	return v.is_int ? -999999 : v.d;
 }
 
+/* key i: short (in the slot) or long (in the arena) */
+static void key_name(char *name, size_t n, int i)
+{
+	snprintf(name, n, i % 3 ? "a-longer-key-name-%d" : "k%d", i);
+}
+
 /* many string keys, counted i % 7 + 1 times; found again; removed */
 static void test_strings(void)
 {
@@ -78,7 +84,7 @@ static void test_strings(void)
 			struct ltap_agg_part k;
 			if (i % 7 + 1 < r)
 				continue;
-			snprintf(name, sizeof name, "key-%d", i);
+			key_name(name, sizeof name, i);
 			k = str_part(name);
 			bad += ltap_agg_add_int(a, &k, 1, 1) != 0;
 		}
@@ -88,7 +94,7 @@ static void test_strings(void)
 	for (int i = 0; i < n; i++) {
 		struct ltap_agg_part k;
 		long slot;
-		snprintf(name, sizeof name, "key-%d", i);
+		key_name(name, sizeof name, i);
 		k = str_part(name);
 		slot = ltap_agg_slot(a, &k, 1, 0);
 		bad += slot < 0 || fig_int(a, slot, LTAP_AGG_COUNT) != i % 7 + 1 || !key_is_str(a, slot, 0, name);
@@ -98,7 +104,7 @@ static void test_strings(void)
 	}
 	CHECK(bad == 0);
 	{
-		struct ltap_agg_part k = str_part("key-20000"), k2 = LTAP_AGG_INT_PART(7);
+		struct ltap_agg_part k = str_part("a-longer-key-name-20000"), k2 = LTAP_AGG_INT_PART(7);
 		CHECK(ltap_agg_slot(a, &k, 1, 0) == LTAP_AGG_ABSENT);
 		CHECK(ltap_agg_slot(a, &k2, 1, 0) == LTAP_AGG_ABSENT); /* an integer is no string */
 		CHECK(ltap_agg_add_int(a, NULL, 0, 1) == -EINVAL);       /* every key has one part */
@@ -110,7 +116,7 @@ static void test_strings(void)
 		struct ltap_agg_part k;
 		if (i % 4 == 3)
 			continue;
-		snprintf(name, sizeof name, "key-%d", i);
+		key_name(name, sizeof name, i);
 		k = str_part(name);
 		ltap_agg_remove(a, ltap_agg_slot(a, &k, 1, 0));
 	}
@@ -120,7 +126,7 @@ static void test_strings(void)
 	for (int i = 0; i < n; i++) {
 		struct ltap_agg_part k;
 		long slot;
-		snprintf(name, sizeof name, "key-%d", i);
+		key_name(name, sizeof name, i);
 		k = str_part(name);
 		slot = ltap_agg_slot(a, &k, 1, 0);
 		if (i % 4 != 3)
@@ -142,7 +148,7 @@ static void test_strings(void)
 	ltap_agg_clear(a);
 	CHECK(ltap_agg_size(a) == 0);
 	{
-		struct ltap_agg_part k = str_part("key-1");
+		struct ltap_agg_part k = str_part("a-longer-key-name-1");
 		CHECK(ltap_agg_slot(a, &k, 1, 0) == LTAP_AGG_ABSENT);
 		CHECK(ltap_agg_add_int(a, &k, 1, 1) == 0 && ltap_agg_size(a) == 1);
 	}
@@ -215,6 +221,45 @@ static void test_parts(void)
 	}
 	ltap_agg_free(a);
 	ltap_agg_free(b);
+}
+
+/* strings of every length up to past two words, in a part two words wide
+ * (the first key a string) and one word wide (the first key an integer):
+ * read back byte for byte, found again, not found as a prefix */
+static void test_lengths(void)
+{
+	struct ltap_agg *two = agg_new(1000, 0, 0), *one = agg_new(1000, 0, 0);
+	char buf[41];
+	int bad = 0;
+	struct ltap_agg_part first = LTAP_AGG_INT_PART(1);
+
+	CHECK(ltap_agg_add_int(one, &first, 1, 1) == 0);
+	for (int i = 0; i < 40; i++)
+		buf[i] = (char)(i % 3 ? 'a' + i : 0); /* zeros inside too */
+	for (int round = 0; round < 2; round++)
+		for (size_t len = 0; len <= 40; len++) {
+			struct ltap_agg_part k = LTAP_AGG_STR_PART(buf, len), got[1];
+			struct ltap_agg *a = round ? one : two;
+			long slot;
+			bad += ltap_agg_add_int(a, &k, 1, (int64_t)len + 1) != 0;
+			slot = ltap_agg_slot(a, &k, 1, 0);
+			if (slot < 0) {
+				bad++;
+				continue;
+			}
+			ltap_agg_key(a, slot, got);
+			bad += got[0].kind != LTAP_AGG_STR || got[0].v.s.len != len || memcmp(got[0].v.s.p, buf, len) != 0;
+			bad += fig_int(a, slot, LTAP_AGG_SUM) != (int64_t)len + 1;
+		}
+	for (size_t len = 0; len <= 40; len++) {
+		struct ltap_agg_part k = LTAP_AGG_STR_PART(buf, len);
+		bad += fig_int(two, ltap_agg_slot(two, &k, 1, 0), LTAP_AGG_COUNT) != 1;
+		bad += fig_int(one, ltap_agg_slot(one, &k, 1, 0), LTAP_AGG_COUNT) != 1;
+	}
+	CHECK(bad == 0);
+	CHECK(ltap_agg_size(two) == 41 && ltap_agg_size(one) == 42);
+	ltap_agg_free(two);
+	ltap_agg_free(one);
 }
 
 /* counts widened to full figures: exact */
@@ -438,6 +483,7 @@ int main(void)
 {
 	test_strings();
 	test_parts();
+	test_lengths();
 	test_figures();
 	test_limits();
 	test_order();

@@ -18,10 +18,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* the order of an iteration: ids[pos..n) still to come */
+#define ROWS_MT "ltap.stats_rows"
+
+/* the order of an iteration: ids[pos..n) still to come; ids from the
+ * aggregate's allocator (the state's: kept here, as the aggregate may be
+ * collected first) */
 struct rows {
+	lua_Alloc alloc;
+	void *ud;
+	uint32_t *ids;
 	size_t n, pos;
-	uint32_t ids[];
 };
 
 size_t ltap_rows_wanted(lua_State *L, int idx, size_t size)
@@ -43,17 +49,33 @@ static int rows_desc(lua_State *L, const char *order)
 	return 0;
 }
 
+static int rows_gc(lua_State *L)
+{
+	struct rows *r = lua_touserdata(L, 1);
+
+	if (r->ids)
+		r->alloc(r->ud, r->ids, r->n * sizeof *r->ids, 0);
+	r->ids = NULL;
+	return 0;
+}
+
 /* A userdata holding the first n slots by fig (desc or asc); raises when
  * out of memory. */
 static struct rows *rows_make(lua_State *L, const struct stats *s, int fig, int desc, size_t n)
 {
-	struct rows *r = lua_newuserdatauv(L, sizeof *r + n * sizeof r->ids[0], 0);
-	long k = ltap_agg_order(s->agg, fig, desc, n, r->ids);
+	struct rows *r = lua_newuserdatauv(L, sizeof *r, 0);
+	long k;
 
-	if (k < 0)
+	memset(r, 0, sizeof *r);
+	r->alloc = lua_getallocf(L, &r->ud);
+	if (luaL_newmetatable(L, ROWS_MT)) {
+		lua_pushcfunction(L, rows_gc);
+		lua_setfield(L, -2, "__gc");
+	}
+	lua_setmetatable(L, -2);
+	if ((k = ltap_agg_order(s->agg, fig, desc, n, &r->ids)) < 0)
 		ltap_stats_nomem(L);
 	r->n = (size_t)k;
-	r->pos = 0;
 	return r;
 }
 

@@ -83,15 +83,23 @@ static uint64_t *index_of_slot(const struct ltap_agg *a, long i)
 			return &a->index[j];
 }
 
-/* An index of cap buckets (a power of two) with every slot placed. */
-static int index_resize(struct ltap_agg *a, size_t cap)
+uint64_t *agg_index_new(const struct ltap_agg *a, size_t cap)
 {
 	size_t bytes = agg_bytes_of(sizeof(uint64_t), cap);
 	uint64_t *ni = bytes ? agg_realloc(a, NULL, 0, bytes) : NULL;
 
+	if (ni)
+		memset(ni, 0, bytes);
+	return ni;
+}
+
+/* An index of cap buckets (a power of two) with every slot placed. */
+static int index_resize(struct ltap_agg *a, size_t cap)
+{
+	uint64_t *ni = agg_index_new(a, cap);
+
 	if (!ni)
 		return -ENOMEM;
-	memset(ni, 0, bytes);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct head *h = (const struct head *)agg_slot(a, (long)i);
 		if (!(h->kinds & AGG_SLOT_FREE))

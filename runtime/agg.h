@@ -149,9 +149,12 @@ void *ltap_agg_alloc(const struct ltap_agg *a, void *p, size_t osize, size_t nsi
 
 /* The slots ordered by a figure, largest first when desc, ties by key in
  * ltap's key order; at most n of them (n >= size: all, sorted in place;
- * less: a bounded heap, O(size log n)). out has room for min(n, size)
- * slots. How many were written, or -ENOMEM. */
-long ltap_agg_order(const struct ltap_agg *a, int fig, int desc, size_t n, uint32_t *out);
+ * less: a bounded heap, O(size log n)). How many, or -ENOMEM; *out is then
+ * an array of them from the aggregate's allocator (NULL for none), freed
+ * with ltap_agg_order_free. Working memory: 16 bytes a slot (24 when the
+ * figure is not a 32-bit integer), 4 once done. */
+long ltap_agg_order(const struct ltap_agg *a, int fig, int desc, size_t n, uint32_t **out);
+void ltap_agg_order_free(const struct ltap_agg *a, uint32_t *ids, long n);
 
 /* ---------------------------------------------------------- removing */
 

@@ -137,6 +137,8 @@ void agg_key_release(struct ltap_agg *a, char *slot);
 void agg_key_compact(struct ltap_agg *a);
 void agg_key_free_strings(struct ltap_agg *a);
 
+/* an empty index of cap buckets (a power of two), or NULL when refused */
+uint64_t *agg_index_new(const struct ltap_agg *a, size_t cap);
 /* Inserts value under hash into a linear-probing index of cap buckets. */
 void agg_index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value);
 /* Empties bucket j, moving back the buckets of its run that may go there. */

@@ -127,12 +127,10 @@ static uint64_t *intern_find(const struct ltap_agg *a, const char *p, size_t len
 
 static int intern_resize(struct ltap_agg *a, size_t cap)
 {
-	size_t bytes = agg_bytes_of(sizeof(uint64_t), cap);
-	uint64_t *ni = bytes ? agg_realloc(a, NULL, 0, bytes) : NULL;
+	uint64_t *ni = agg_index_new(a, cap);
 
 	if (!ni)
 		return -ENOMEM;
-	memset(ni, 0, bytes);
 	for (size_t j = 0; j < a->ncap; j++)
 		if (a->intern[j])
 			agg_index_put(ni, cap, (uint32_t)(a->intern[j] >> 32), (uint32_t)a->intern[j]);

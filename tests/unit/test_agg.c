@@ -6,33 +6,13 @@
  * every slot, and the allocator's sizes back to zero after the free. */
 #include "agg.h"
 #include "check.h"
+#include "counted_alloc.h"
 #include "sort.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t used;
-static size_t limit = (size_t)-1;
-
-static void *counted_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-	(void)ud;
-	if (!ptr)
-		osize = 0;
-	if (nsize == 0) {
-		free(ptr);
-		used -= osize;
-		return NULL;
-	}
-	if (nsize > osize && used + (nsize - osize) > limit)
-		return NULL;
-	ptr = realloc(ptr, nsize);
-	if (ptr)
-		used = used - osize + nsize;
-	return ptr;
-}
 
 static struct ltap_agg *agg_new(size_t max_keys, int drop, int hist)
 {
@@ -70,6 +50,16 @@ static void key_name(char *name, size_t n, int i)
 	snprintf(name, n, i % 3 ? "a-longer-key-name-%d" : "k%d", i);
 }
 
+/* the slot of key i, or LTAP_AGG_ABSENT */
+static long slot_of(struct ltap_agg *a, char *name, size_t n, int i)
+{
+	struct ltap_agg_part k;
+
+	key_name(name, n, i);
+	k = str_part(name);
+	return ltap_agg_slot(a, &k, 1, 0);
+}
+
 /* many string keys, counted i % 7 + 1 times; found again; removed */
 static void test_strings(void)
 {
@@ -92,11 +82,7 @@ static void test_strings(void)
 	CHECK(ltap_agg_size(a) == (size_t)n);
 	CHECK(ltap_agg_arity(a) == 1);
 	for (int i = 0; i < n; i++) {
-		struct ltap_agg_part k;
-		long slot;
-		key_name(name, sizeof name, i);
-		k = str_part(name);
-		slot = ltap_agg_slot(a, &k, 1, 0);
+		long slot = slot_of(a, name, sizeof name, i);
 		bad += slot < 0 || fig_int(a, slot, LTAP_AGG_COUNT) != i % 7 + 1 || !key_is_str(a, slot, 0, name);
 		/* a count's other figures are known without being kept */
 		bad += slot < 0 || fig_int(a, slot, LTAP_AGG_SUM) != i % 7 + 1 || fig_int(a, slot, LTAP_AGG_MAX) != 1 ||
@@ -112,23 +98,14 @@ static void test_strings(void)
 	/* three keys in four removed: the rest found, the arena compacted */
 	gen = ltap_agg_generation(a);
 	bytes = ltap_agg_bytes(a);
-	for (int i = 0; i < n; i++) {
-		struct ltap_agg_part k;
-		if (i % 4 == 3)
-			continue;
-		key_name(name, sizeof name, i);
-		k = str_part(name);
-		ltap_agg_remove(a, ltap_agg_slot(a, &k, 1, 0));
-	}
+	for (int i = 0; i < n; i++)
+		if (i % 4 != 3)
+			ltap_agg_remove(a, slot_of(a, name, sizeof name, i));
 	CHECK(ltap_agg_generation(a) != gen);
 	CHECK(ltap_agg_size(a) == (size_t)n / 4);
 	CHECK(ltap_agg_bytes(a) < bytes); /* the dead strings let go */
 	for (int i = 0; i < n; i++) {
-		struct ltap_agg_part k;
-		long slot;
-		key_name(name, sizeof name, i);
-		k = str_part(name);
-		slot = ltap_agg_slot(a, &k, 1, 0);
+		long slot = slot_of(a, name, sizeof name, i);
 		if (i % 4 != 3)
 			bad += slot != LTAP_AGG_ABSENT;
 		else
@@ -372,7 +349,6 @@ static void check_order(const struct ltap_agg *a, int fig, int desc)
 {
 	size_t n = ltap_agg_size(a), slots = ltap_agg_slots(a), k = 0;
 	struct plain *p = calloc(n + 1, sizeof *p);
-	uint32_t *out = calloc(n + 1, sizeof *out);
 	size_t ns[] = {0, 1, 3, 10, n / 2, n - 1, n, n + 5};
 	int bad = 0;
 
@@ -383,15 +359,16 @@ static void check_order(const struct ltap_agg *a, int fig, int desc)
 	order_desc = desc;
 	qsort(p, k, sizeof *p, plain_cmp);
 	for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
-		long got = ltap_agg_order(a, fig, desc, ns[t], out);
+		uint32_t *out;
+		long got = ltap_agg_order(a, fig, desc, ns[t], &out);
 		size_t want = ns[t] < n ? ns[t] : n;
 		bad += got != (long)want;
 		for (size_t i = 0; got == (long)want && i < want; i++)
 			bad += out[i] != (uint32_t)p[i].slot;
+		ltap_agg_order_free(a, out, got);
 	}
 	CHECK(bad == 0);
 	free(p);
-	free(out);
 }
 
 static void test_order(void)

@@ -54,7 +54,7 @@ echo "report of 10000 keys: ltap's and Python's tables are the same bytes (1 and
 
 echo
 echo "## top 10 and the whole report (CPU seconds); peak RSS against the aggregate's memory"
-printf '%-8s %-5s %-22s %9s %9s %10s %10s %9s\n' keys parts tool "top10 s" "report s" "peak MB" "agg MB" "peak/agg"
+printf '%-8s %-5s %-26s %9s %9s %10s %10s %9s\n' keys parts tool "top10 s" "report s" "peak MB" "agg MB" "peak/agg"
 ratios=""
 for k in $KEYS; do
 	for p in 1 2; do
@@ -62,24 +62,24 @@ for k in $KEYS; do
 		pyr=$(rounds $ROUNDS py report $k $p)
 		agg=$(med agg_bytes "$new")
 		peak=$(med report_peak_kb "$new")
-		printf '%-8s %-5s %-22s %9s %9s %10s %10s %9s\n' $k $p "ltap stats()" "$(med top10_s "$new")" "$(med report_s "$new")" \
+		printf '%-8s %-5s %-26s %9s %9s %10s %10s %9s\n' $k $p "ltap stats()" "$(med top10_s "$new")" "$(med report_s "$new")" \
 			"$(mb $peak)" "$(mb $((${agg%.*} / 1024)))" "$(awk -v a=$peak -v b=$agg 'BEGIN { printf "%.2f", a * 1024 / b }')"
 		if [[ $p == 1 ]]; then
 			tab=$(rounds $ROUNDS lt "$LTAP" report $k $p table)
 			tagg=$(($(med rss_built_kb "$tab") - $(med rss_base_kb "$tab")))
-			printf '%-8s %-5s %-22s %9s %9s %10s %10s %9s\n' $k $p "ltap Lua table" "$(med top10_s "$tab")" "$(med report_s "$tab")" \
+			printf '%-8s %-5s %-26s %9s %9s %10s %10s %9s\n' $k $p "ltap Lua table" "$(med top10_s "$tab")" "$(med report_s "$tab")" \
 				"$(mb $(med report_peak_kb "$tab"))" "$(mb $tagg)" "$(awk -v a=$(med report_peak_kb "$tab") -v b=$tagg 'BEGIN { printf "%.2f", a / b }')"
 		fi
 		if [[ -n $OLD ]]; then
 			old=$(rounds $OLD_ROUNDS lt "$OLD" report $k $p)
 			oagg=$(($(med rss_built_kb "$old") - $(med rss_base_kb "$old")))
-			printf '%-8s %-5s %-22s %9s %9s %10s %10s %9s\n' $k $p "old ltap stats()" "$(med top10_s "$old")" "$(med report_s "$old")" \
+			printf '%-8s %-5s %-26s %9s %9s %10s %10s %9s\n' $k $p "old ltap stats()" "$(med top10_s "$old")" "$(med report_s "$old")" \
 				"$(mb $(med report_peak_kb "$old"))" "$(mb $oagg)" "$(awk -v a=$(med report_peak_kb "$old") -v b=$oagg 'BEGIN { printf "%.2f", a / b }')"
 		fi
 		pagg=$(($(med rss_built_kb "$pyr") - $(med rss_base_kb "$pyr")))
-		printf '%-8s %-5s %-22s %9s %9s %10s %10s %9s\n' $k $p "python dict" "$(med top10_s "$pyr")" "$(med report_s "$pyr")" \
+		printf '%-8s %-5s %-26s %9s %9s %10s %10s %9s\n' $k $p "python dict" "$(med top10_s "$pyr")" "$(med report_s "$pyr")" \
 			"$(mb $(med report_peak_kb "$pyr"))" "$(mb $pagg)" "$(awk -v a=$(med report_peak_kb "$pyr") -v b=$pagg 'BEGIN { printf "%.2f", a / b }')"
-		printf '%-8s %-5s %-22s %9s %9s\n' $k $p "python nlargest/sort+print" "$(med nlargest_s "$pyr")" "$(med sortprint_s "$pyr")"
+		printf '%-8s %-5s %-26s %9s %9s\n' $k $p "python nlargest/sort+print" "$(med nlargest_s "$pyr")" "$(med sortprint_s "$pyr")"
 		ratios+=$(awk -v k=$k -v p=$p -v t=$(med top10_s "$new") -v r=$(med report_s "$new") -v nl=$(med nlargest_s "$pyr") \
 			-v ns=$(med top10_s "$pyr") -v pr=$(med report_s "$pyr") -v sp=$(med sortprint_s "$pyr") 'BEGIN {
 			printf "%-8s %-5s top10 ltap/nlargest %.2f  ltap/nsmallest %.2f   report ltap/same table %.2f  ltap/sort+print %.2f\n",

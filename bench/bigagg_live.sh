@@ -64,9 +64,8 @@ for kind in top whole; do
 		"$LTAP" -c "$PROG $N" $TMP/$kind.lua >/dev/null 2>$TMP/err
 		res=$(grep '^RESULT' $TMP/err) || die "no result: $(tail -3 $TMP/err)"
 		get() { local l=" $res"; l=${l##* $1=}; echo "${l%% *}"; }
-		lostline=$(grep -c 'lost' $TMP/err | awk '{print $1}')
 		printf '%-6s %-5s %12s %11s %10s %6s %8s %10s %s\n' $kind $r "$(get rate)" "$(get events)" "$(get lost)" \
-			"$(get keys)" "$(get reports)" "$(get longest_s)" "$( ((lostline > 0)) && grep lost $TMP/err | head -1 || echo none)"
+			"$(get keys)" "$(get reports)" "$(get longest_s)" "$(grep -m1 '^ltap: lost' $TMP/err || echo none)"
 		[[ $(get events) == "$N" ]] || echo "  counted $(get events), not $N"
 	done
 done

@@ -45,6 +45,12 @@ struct stats *ltap_stats_check(lua_State *L, int idx)
 	return luaL_checkudata(L, idx, STATS_MT);
 }
 
+struct ltap_agg *ltap_stats_agg(lua_State *L, int idx)
+{
+	struct stats *s = luaL_testudata(L, idx, STATS_MT);
+	return s ? s->agg : NULL;
+}
+
 int ltap_stats_nomem(lua_State *L)
 {
 	return luaL_error(L, "stats: out of memory");

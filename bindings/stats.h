@@ -31,6 +31,10 @@ struct stats {
 
 /* the aggregate at idx; raises when it is not one */
 struct stats *ltap_stats_check(lua_State *L, int idx);
+/* The store of the aggregate at idx, or NULL when idx is none: what the
+ * dispatch loop would add to in C, with no Lua call per event
+ * (ltap_agg_add_int, agg.h), keeping the aggregate alive by a reference. */
+struct ltap_agg *ltap_stats_agg(lua_State *L, int idx);
 /* slot's key as scripts see it: the part; for several parts a table of
  * them; true for the keyless aggregate */
 void ltap_stats_push_slot_key(lua_State *L, const struct stats *s, long slot);

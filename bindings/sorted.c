@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define KIND_OTHER 4 /* a value that is not compared (orders by key) */
+#define SORTED_ONE_PASS 65536 /* an N up to this is kept in a heap of N in one pass */
 
 enum { BY_DESC, BY_ASC, BY_KEY, BY_KEY_DESC };
 
@@ -153,13 +154,20 @@ int sorted_table(lua_State *L)
 	int by = luaL_checkoption(L, 2, NULL, hows), values = by == BY_DESC || by == BY_ASC;
 	size_t size = 0, n, k = 0;
 	struct tent *heap;
-	int kept, vkind = -1;
+	int kept, vkind = -1, all = 0;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_settop(L, 3);
-	for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
-		size++;
-	n = ltap_rows_wanted(L, 3, size);
+	if (!lua_isnil(L, 3) && luaL_checknumber(L, 3) <= SORTED_ONE_PASS) {
+		n = ltap_rows_wanted(L, 3, SORTED_ONE_PASS); /* a heap of n, whatever the size */
+	} else {
+		/* each step of lua_next looks its key up again: the count is a
+		 * second pass, made only for a sort of everything or a large N */
+		for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
+			size++;
+		n = ltap_rows_wanted(L, 3, size);
+		all = n == size;
+	}
 	if (n > UINT32_MAX)
 		return 0;
 	lua_createtable(L, (int)(2 * n), 0); /* 4: the pairs kept */
@@ -185,12 +193,12 @@ int sorted_table(lua_State *L)
 		lua_rawseti(L, kept, 2 * (lua_Integer)e.pos + 1);
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, kept, 2 * (lua_Integer)e.pos + 2);
-		if (n == size)
+		if (all)
 			heap[k++] = e; /* everything: sorted once at the end */
 		else
 			ltap_topn_offer(heap, &k, n, sizeof e, &e, tent_before, &by);
 	}
-	if (n == size)
+	if (all)
 		ltap_sort(heap, k, sizeof *heap, tent_before, &by);
 	else
 		ltap_topn_finish(heap, k, sizeof *heap, tent_before, &by);

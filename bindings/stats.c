@@ -8,8 +8,8 @@
  * per key, updated field by field) cost ~3x more per add (bench/README.md).
  * The keys and figures live in runtime/agg.c, outside Lua's heap but held to
  * the script's memory limit (its allocator): no Lua table per key, no string
- * built for a tuple, the same memory and add cost per key at 10 keys or a
- * million (bench/bigagg.sh). Keys are numbers, strings and booleans. The
+ * built for a tuple, the same memory per key at 10 keys or a million
+ * (bench/bigagg.sh). Keys are numbers, strings and booleans. The
  * number of keys is bounded: going over is an error or a counted drop, as
  * the script chose. Ordering and the report's table are in statsrows.c. */
 #include "ctx.h"

@@ -1,13 +1,13 @@
 /* statsrows.c: an aggregate's keys in order, by a figure then by key
  * (runtime/aggorder.c: a bounded heap for the top N, else one sort of
- * 16-byte entries), for scripts and for report():
+ * 16-byte entries for counts), for scripts and for report():
  *
  *   for k, st in s:sorted("sum", "desc", 10) do ... end
  *   s:write(io.stdout, {top = 10, keys = {"comm"}})   -- report()'s table
  *
  * s:write formats and writes the rows as it goes, in C: a report of a
- * million keys holds the order (20 bytes a key) and one buffer, never a
- * Lua value per row. The cells are what report.lua's text layout makes:
+ * million keys holds the order (16 bytes a key while it is made, then 4)
+ * and one buffer, never a Lua value per row. The cells are what report.lua's text layout makes:
  * keys as tostring() shows them, integers as they are, floats "%.2f". */
 #include "ctx.h"
 #include "stats.h"

@@ -4,10 +4,11 @@
  *
  * A key is a tuple of 0 to LTAP_AGG_MAX_PARTS parts, each an integer, a
  * float, a string or a boolean; every key of one aggregate has as many parts
- * as its first. Keys live in the aggregate (strings copied once into its own
- * arena; with several parts, one copy per distinct string), slots in one
- * array of fixed stride, found through an open-addressing index: the memory
- * per key and the cost of an add stay flat as keys grow. No Lua here: the
+ * as its first. Keys live in the aggregate (a string of up to 15 bytes in
+ * its slot, a longer one copied once into the aggregate's arena: with
+ * several parts, one copy per distinct string), slots in one array of fixed
+ * stride, found through an open-addressing index: the memory per key and
+ * the cost of an add stay flat as keys grow (agg_impl.h: the layout). No Lua here: the
  * dispatch loop can add to an aggregate as the Lua face does.
  *
  * Adding from C, with no Lua call (what the dispatch loop would do per event,

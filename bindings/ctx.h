@@ -238,6 +238,7 @@ struct ltap_ctx {
 	int env_ref;        /* registry ref: the script environment (module: a table
 			     * of its own; else the globals) */
 	int sources_opened; /* 1 opened, -1 failed, 0 not yet (ltap_ctx_sources) */
+	int serial;         /* its number among the process's hosts (owner.h): its names */
 	int attached;       /* the start attached everything: a drain and finish hooks */
 };
 

@@ -18,6 +18,7 @@
 #include "catalog.h"
 #include "guardian.h"
 #include "log.h"
+#include "owner.h"
 #include "proc.h"
 #include "readfile.h"
 #include "source.h"
@@ -180,6 +181,10 @@ static int host_init(struct ltap_ctx *ctx, const struct ltap_options *opt)
 			return -EINVAL;
 		}
 	}
+	if ((ctx->serial = ltap_owner_take()) < 0) {
+		ltap_err("cannot make a host: %d hosts live in this process already", LTAP_OWNER_MAX);
+		return -EMFILE;
+	}
 	ctx->proc = ltap_proc_new();
 	ctx->syms = ltap_symbols_new();
 	ctx->loop = ltap_loop_new(&(struct ltap_loop_hooks){0});
@@ -327,6 +332,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_loop_free(ctx->loop);
 	ltap_proc_free(ctx->proc);
 	ltap_cmd_free(&ctx->command);
+	ltap_owner_release(ctx->serial);
 	if (ctx->io.own_out)
 		fclose(ctx->io.own_out);
 	else if (ctx->io.out)
@@ -491,7 +497,7 @@ static void ctx_task_changed(void *ud, int tid, int exec)
 static int ctx_attach_sources(struct ltap_ctx *ctx)
 {
 	struct ltap_source_env env = {
-		.buffer_kb = ctx->opt.buffer_kb, .record = ctx->opt.record, .verbose = ctx->opt.verbose,
+		.buffer_kb = ctx->opt.buffer_kb, .serial = ctx->serial, .record = ctx->opt.record, .verbose = ctx->opt.verbose,
 		.cat = ctx->cat, .proc = ctx->proc, .gate = &ctx->gate,
 	};
 	pid_t *pids;

@@ -51,7 +51,7 @@ static const char usage_text[] =
 	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]),\n"
 	"metrics.counter/gauge/histogram(NAME, [OPTS]).\n"
 	"Probe specs: SYS:EVENT, u:PATH:FUNC, ur:PATH:FUNC, usdt:PATH:NAME, k:FUNC.\n"
-	"See ltap(1) and ltap-lua(7) for the event object and examples.\n";
+	"See man ltap, man ltap-lua (the event object) and docs/ for more.\n";
 
 /* The one global: a signal handler has no other way to find the host. */
 static ltap_host *signal_host;

@@ -760,7 +760,7 @@ fail:
 	return -1;
 }
 
-/* The exit status (README: exit status): a second signal, then the
+/* The exit status (docs/cli.md: exit status): a second signal, then the
  * script's failure, then its exit(CODE), then the status of a command
  * that ended on its own. */
 int ltap_ctx_status(const struct ltap_ctx *ctx)

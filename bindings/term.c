@@ -91,8 +91,8 @@ static void term_on_input(void *ud)
 
 static void term_on_winch(void *ud)
 {
-	ltap_term_resized();
-	term_deliver(ud, "resize");
+	if (ltap_term_resized())
+		term_deliver(ud, "resize");
 }
 
 static int term_fail(lua_State *L, const char *what, int e)

@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 		{"check-script", no_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
-	LTAP_HOST_OPTS(o, .output = stdout, .error_output = stderr, .log = log_stderr);
+	LTAP_HOST_OPTS(o, .output = stdout, .error_output = stderr, .log = log_stderr, .exclude_self = 1);
 	const char *code = NULL, *name;
 	int c, rc, load_only = 0, given_p = 0, given_d = 0, given_r = 0;
 	ltap_host *h;

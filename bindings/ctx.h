@@ -120,6 +120,7 @@ struct ltap_options {
 	uint64_t max_drain;      /* --max-drain: the final drain's limit in ns */
 	const char *serve;       /* --serve [ADDR:]PORT */
 	int export_all;          /* --export-all */
+	int exclude_self;        /* the process's own events left out, system-wide */
 };
 
 /* The Lua state's memory (memory.c). */

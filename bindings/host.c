@@ -185,6 +185,7 @@ static int host_init(struct ltap_ctx *ctx, const struct ltap_options *opt)
 		ltap_err("cannot make a host: %d hosts live in this process already", LTAP_OWNER_MAX);
 		return -EMFILE;
 	}
+	ltap_guardian_hold();
 	ctx->proc = ltap_proc_new();
 	ctx->syms = ltap_symbols_new();
 	ctx->loop = ltap_loop_new(&(struct ltap_loop_hooks){0});
@@ -332,7 +333,10 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	ltap_loop_free(ctx->loop);
 	ltap_proc_free(ctx->proc);
 	ltap_cmd_free(&ctx->command);
-	ltap_owner_release(ctx->serial);
+	if (ctx->serial > 0) {
+		ltap_owner_release(ctx->serial);
+		ltap_guardian_release(); /* the last host: the guardian goes */
+	}
 	if (ctx->io.own_out)
 		fclose(ctx->io.own_out);
 	else if (ctx->io.out)
@@ -497,7 +501,8 @@ static void ctx_task_changed(void *ud, int tid, int exec)
 static int ctx_attach_sources(struct ltap_ctx *ctx)
 {
 	struct ltap_source_env env = {
-		.buffer_kb = ctx->opt.buffer_kb, .serial = ctx->serial, .record = ctx->opt.record, .verbose = ctx->opt.verbose,
+		.buffer_kb = ctx->opt.buffer_kb, .serial = ctx->serial, .self = ctx->opt.exclude_self ? getpid() : 0,
+		.record = ctx->opt.record, .verbose = ctx->opt.verbose,
 		.cat = ctx->cat, .proc = ctx->proc, .gate = &ctx->gate,
 	};
 	pid_t *pids;
@@ -800,7 +805,7 @@ static int host_options(const struct ltap_host_opts *o, struct ltap_options *opt
 		.max_drain = d.max_drain_ns < 0 ? 0 : d.max_drain_ns ? (uint64_t)d.max_drain_ns : LTAP_MAX_DRAIN,
 		.pid = d.pid, .all = d.all, .command = d.command, .duration = d.duration_ns, .input = d.input,
 		.record = d.record, .max_memory = d.max_memory, .serve = d.serve, .export_all = d.export_all,
-		.json = d.json, .verbose = d.verbose};
+		.json = d.json, .verbose = d.verbose, .exclude_self = d.exclude_self};
 	if (d.pid < 0) {
 		ltap_err("-p: bad pid '%d' (1 to %d)", d.pid, INT32_MAX);
 		return -EINVAL;

@@ -115,6 +115,10 @@ struct ltap_host_opts {
 	int export_all;           /* with serve: every stats() aggregate too */
 	int json;                 /* reports as one JSON document a line */
 	int verbose;              /* debug messages too (ltap -v) */
+	int exclude_self;         /* system-wide, leave this process's own
+				   * events out, as the ltap command does (its
+				   * ring reads would feed the rings); else a
+				   * host's process is traced as any other */
 	FILE *output;             /* where print, printf, io.write and reports
 				   * write (NULL: nowhere) */
 	ltap_log_fn log;          /* messages (NULL: none; the last error is

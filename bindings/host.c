@@ -589,7 +589,9 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_err("target: -p %d: no such process", (int)ctx->opt.pid);
 		return -1;
 	}
-	if (ltap_ctx_sources(ctx))
+	/* a run that declared no probe opens no source (a flame graph of a
+	 * file needs no tracefs, nor root), but for a recording */
+	if (ctx->opt.record && ltap_ctx_sources(ctx))
 		return -1;
 	ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
 	if (ltap_metrics_bind(ctx)) /* a port in use fails before the kernel is touched */

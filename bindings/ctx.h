@@ -24,6 +24,7 @@ struct ltap_stackcount;
 struct ltap_task_event;
 struct ltap_event_ud;
 struct ltap_ctx;
+struct ltap_symfields;
 
 /* One probe() declaration. */
 struct ltap_probe {
@@ -79,6 +80,10 @@ struct ltap_evdesc {
 	int perf;         /* served by the perf ring (stacks), not the instance */
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
+	/* e.sym: the print format's names of field values (symbolic.c), made
+	 * at the first e.sym of this event type */
+	struct ltap_symfields *sym;
+	int sym_ref;      /* registry ref: name -> index + 1; 0 until made */
 };
 
 /* What the event object (a reused Lua table, event.c) shows. */
@@ -319,6 +324,13 @@ int ltap_event_push_slots(lua_State *L, struct ltap_ctx *ctx);
 void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);
 void ltap_event_clear(struct ltap_ctx *ctx);
 void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
+/* the event object's state in a handler (raises outside one) */
+struct ltap_event_ud *ltap_event_check(lua_State *L);
+/* symbolic.c: e.sym */
+/* pushes the e.sym proxy of the event whose state is e */
+void ltap_sym_proxy(lua_State *L, struct ltap_event_ud *e);
+/* pushes a table of every symbolic field's text of the event (e:copy()) */
+void ltap_sym_copy(lua_State *L, struct ltap_event_ud *e);
 /* timer.c */
 void ltap_open_timer(lua_State *L, struct ltap_ctx *ctx);
 int ltap_dispatch_timer(void *ud, int id, uint64_t at);

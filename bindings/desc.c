@@ -11,6 +11,7 @@
 #include "log.h"
 #include "proc.h"
 #include "source.h"
+#include "symfield.h"
 #include "tasks.h"
 
 #include <errno.h>
@@ -333,6 +334,7 @@ void ltap_descs_free(struct ltap_ctx *ctx)
 			continue;
 		if (d->ops->free)
 			d->ops->free(d);
+		ltap_symfields_free(d->sym);
 		free(d->fields);
 		free(d->task);
 		free(d);

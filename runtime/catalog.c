@@ -218,7 +218,7 @@ void ltap_catalog_field_names(struct tep_event *ev, char *out, size_t outlen)
 int ltap_catalog_is_reserved(const char *name)
 {
 	static const char *const reserved[] = {
-		"name", "pid", "tid", "comm", "cpu", "time", "args",
+		"name", "pid", "tid", "comm", "cpu", "time", "args", "sym",
 		"copy", "stack", "kstack", "ustack", "folded", "frame",
 	};
 

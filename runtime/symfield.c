@@ -308,6 +308,8 @@ struct ltap_symfields *ltap_symfields_new(struct tep_event *ev)
 
 	if (!s)
 		return NULL;
+	if (ev->flags & TEP_EVENT_FL_FAILED) /* libtraceevent could not read the format */
+		return s;
 	for (a = ev->print_fmt.args; a; a = a->next)
 		nargs++;
 	if (!nargs)

@@ -13,7 +13,9 @@
  * field's offset and size resolved: a record is then evaluated without a
  * lookup by name or an allocation. A conversion whose argument holds
  * anything but numbers, fields, operators, casts, conditions and tables is
- * left out (none of this kernel's formats has one). */
+ * left out (none of this kernel's formats has one), and so is every field
+ * of a format libtraceevent failed to parse (trace-cmd prints such an
+ * event's fields raw, "[FAILED TO PARSE]"). */
 #ifndef LTAP_SYMFIELD_H
 #define LTAP_SYMFIELD_H
 

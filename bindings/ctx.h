@@ -40,6 +40,12 @@ struct ltap_probe {
 	 * no Lua call per sample (*count NULL once the count is closed) */
 	struct ltap_stackcount **count;
 	char where[128];              /* "file:line:" of the declaration */
+	/* hits: events that reached the handler (or count), an increment on
+	 * the per-event path; the rest is probestats.c's, once a second */
+	uint64_t hits, hits_checked;
+	char spec[160];               /* what the script named: "u:PATH:FUNC", "sys:event" */
+	int costly;                   /* a uprobe or kprobe: every hit traps the traced thread */
+	int warned;
 };
 
 /* How one kind of event reads (desc.c makes descriptors of a kind): raw
@@ -201,6 +207,7 @@ struct ltap_ctx {
 };
 
 #define LTAP_TIMER_DURATION (-1)
+#define LTAP_TIMER_PROBES (-2) /* probestats.c's check of the probes' rates, once a second */
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 /* The context of L's state (kept in its extra space: no lookup). */
@@ -326,6 +333,12 @@ void ltap_event_clear(struct ltap_ctx *ctx);
 void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
 /* the event object's state in a handler (raises outside one) */
 struct ltap_event_ud *ltap_event_check(lua_State *L);
+/* probestats.c: each probe's hits and rate */
+/* the check of the interval ending at `at` (LTAP_TIMER_PROBES) */
+void ltap_probes_check(struct ltap_ctx *ctx, uint64_t at);
+/* at the end of a run: every probe's hits and rate, on stderr with -v or
+ * when the run has uprobes or kprobes */
+void ltap_probes_report(struct ltap_ctx *ctx);
 /* symbolic.c: e.sym */
 /* pushes the e.sym proxy of the event whose state is e */
 void ltap_sym_proxy(lua_State *L, struct ltap_event_ud *e);

@@ -117,6 +117,10 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 	p->desc = d;
 	p->filter = filter && *filter ? strdup(filter) : NULL;
 	snprintf(p->where, sizeof p->where, "%s", where);
+	if (d->ev)
+		snprintf(p->spec, sizeof p->spec, "%s:%s", d->ev->system, d->ev->name);
+	else
+		snprintf(p->spec, sizeof p->spec, "profile");
 	p->handler = handler;
 	*ctx->probes_tail = p;
 	ctx->probes_tail = &p->next;

@@ -18,7 +18,9 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
 # profile, flame graph and annotate tests.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf"
+# qemu-system-x86 (with SeaBIOS and QEMU's option ROMs): the guest ltap vmboot's
+# test boots under KVM.
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf qemu-system-x86"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

@@ -2,15 +2,16 @@
 -- summary: where a QEMU/KVM guest's boot time goes: firmware, option ROM, kernel, shutdown, from the host
 -- usage: ltap vmboot [-c 'qemu-system-x86_64 ...' | -p QEMU_PID] [--firmware-log] [--timeline FILE] [--qemu PATH] [--init PATTERN] [--no-emulated]
 -- example:
---   vmboot: qemu-system-x86_64 pid 4242, 1 vCPU thread; exits from kvm_userspace_exit (kvm_exit never fired: ...)
---          ms  phase                                            took ms   share  in KVM_RUN  top exits
---       0.000  QEMU start (exec)                                 33.381    1.0%        0.0%
---      33.381  main                                              41.532    1.2%        0.0%
---      74.913  run (vm_start)                                     0.914    0.0%        0.0%
---      75.827  first guest instruction (KVM_RUN)                  0.420    0.0%       93.1%  IO 3
---     ...
---    2556.769  option ROM: copy initrd, 1,234,567 bytes         0.548 ms  (2.25 GB/s)
---    3337.610  shutdown request                                   1.161    0.0%        0.0%
+--   vmboot: qemu-system-x86_64 pid 28399, 1 vCPU thread; exits from kvm_userspace_exit (kvm_exit never fired: ...)
+--             ms  phase                                           took ms   share  in KVM_RUN  top exits
+--          0.000  QEMU start (exec)                                23.377    0.4%        0.0%
+--         23.377  main                                             42.793    0.8%        0.0%
+--         66.705  BIOS post: SeaBIOS (version 1.16.2-debian...   5270.489   98.0%       99.5%  IO 3,558
+--       5337.195  boot device: Booting from ROM...                 29.969    0.6%       98.5%  IO 122
+--       5367.391  option ROM: copy initrd                           6.282    0.1%        1.7%  IO 3
+--       5373.805  kernel start (serial)                             0.996    0.0%       75.8%  IO 51
+--       5375.261  shutdown request                                  0.135    0.0%        0.0%
+--   copy initrd: 1,234,567 bytes in 6.155 ms (191.3 MiB/s) at 5367.391 ms
 --
 -- Everything comes from the host, with no patched QEMU or firmware:
 -- u: probes on QEMU's exported functions (main, vm_start,

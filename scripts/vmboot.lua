@@ -217,6 +217,28 @@ probe("kvm:kvm_pio", "rw == 1 && (port == 0x514 || port == 0x518)", function(e)
   end
 end)
 
+-- -p: QEMU started before ltap; its start from /proc (clock ticks since boot).
+-- A -c command is ltap's fresh child at this point (named ltap until its
+-- exec, which then gives the start): only an older process is taken so.
+local function proc_start(pid)
+  local f, up = io.open("/proc/" .. pid .. "/stat"), io.open("/proc/uptime")
+  local stat, uptime = f and f:read("a"), up and up:read("a")
+  if f then f:close() end
+  if up then up:close() end
+  if not (stat and uptime) then return nil end
+  local comm, rest = stat:match("%((.*)%) (.*)")
+  local start = tonumber((rest or ""):match("^%S+" .. string.rep(" %S+", 18) .. " (%d+)"))
+  uptime = tonumber(uptime:match("^(%S+)"))
+  if not (start and uptime) or comm == "ltap" or uptime - start / 100 < 0.5 then return nil end
+  return ltap.now() - math.floor((uptime - start / 100) * 1e9)
+end
+begin(function()
+  if not t0 and ltap.target ~= 0 then
+    local t = proc_start(ltap.target)
+    if t then t0 = t mark("QEMU start (from /proc, before ltap)", t) end
+  end
+end)
+
 -- the report ------------------------------------------------------------
 
 local function ms(t) return (t - t0) / 1e6 end
@@ -269,21 +291,6 @@ local function write_timeline(path, phases, t_end)
 end
 
 finish(function()
-  if not t0 and ltap.target ~= 0 then
-    -- -p: the process started before ltap; its start time from /proc (clock ticks since boot)
-    local f = io.open("/proc/" .. ltap.target .. "/stat")
-    local up = io.open("/proc/uptime")
-    if f and up then
-      local start = tonumber((f:read("a"):match("%) (.*)") or ""):match("^%S+" .. string.rep(" %S+", 18) .. " (%d+)"))
-      local uptime = tonumber(up:read("a"):match("^(%S+)"))
-      if start and uptime then
-        t0 = ltap.now() - math.floor((uptime - start / 100) * 1e9)
-        mark("QEMU start (from /proc, before ltap)", t0)
-      end
-    end
-    if f then f:close() end
-    if up then up:close() end
-  end
   if not t0 then
     io.stderr:write("vmboot: QEMU was not seen starting (give -c 'qemu-system-x86_64 ...' or -p PID)\n")
     return

@@ -67,6 +67,7 @@ local FW_CFG = {[0x11] = "kernel", [0x12] = "initrd", [0x18] = "setup"}
 local BIN = 100000
 
 local t0               -- QEMU's exec
+local attached_late    -- -p: ltap came after QEMU's start, so firsts seen are not firsts
 local marks = {}       -- {time=, name=, detail=}: the phases, in the order they are seen
 local seen = {}        -- phase name -> its mark
 local function mark(name, t, detail)
@@ -107,7 +108,10 @@ u("vm_start", "run (vm_start)")
 u("qemu_system_shutdown_request", "shutdown request")
 u("qemu_cleanup", "stop (qemu_cleanup)")
 probe("sched:sched_process_exit", function(e)
-  if e.pid == ltap.target and e.tid == e.pid then mark("exit", e.time) end
+  if e.pid == ltap.target and e.tid == e.pid then
+    mark("exit", e.time)
+    exit() -- with -p too, the run ends with QEMU
+  end
 end)
 
 -- the sizes QEMU gives fw_cfg for the kernel, initrd and setup (once each, at start)
@@ -142,7 +146,7 @@ end
 probe("syscalls:sys_enter_ioctl", "cmd == " .. KVM_RUN, function(e)
   if not target(e) then return end
   if not vcpus[e.tid] then vcpus[e.tid] = true nvcpu = nvcpu + 1 end
-  mark("first guest instruction (KVM_RUN)", e.time)
+  if not attached_late then mark("first guest instruction (KVM_RUN)", e.time) end
   inrun[e.tid] = e.time
   local c = copying[e.tid]
   if c then c.stop = e.time copying[e.tid] = nil end
@@ -182,7 +186,7 @@ derive.lines{event = "kvm:kvm_pio", filter = "rw == 1 && port == 0x402", byte = 
   if target(e) and t0 then return "fw" end
 end, fn = function(l)
   fwlog[#fwlog + 1] = l
-  if l.text:match("^SeaBIOS") or #fwlog == 1 then mark("BIOS post", l.time, l.text) end
+  if l.text:match("^SeaBIOS") or (#fwlog == 1 and not attached_late) then mark("BIOS post", l.time, l.text) end
   if l.text:match("^Booting from") then mark("boot device", l.time, l.text) end
 end}
 -- the kernel's first serial byte: after the copies end (or the boot device);
@@ -217,25 +221,35 @@ probe("kvm:kvm_pio", "rw == 1 && (port == 0x514 || port == 0x518)", function(e)
   end
 end)
 
--- -p: QEMU started before ltap; its start from /proc (clock ticks since boot).
--- A -c command is ltap's fresh child at this point (named ltap until its
--- exec, which then gives the start): only an older process is taken so.
-local function proc_start(pid)
-  local f, up = io.open("/proc/" .. pid .. "/stat"), io.open("/proc/uptime")
-  local stat, uptime = f and f:read("a"), up and up:read("a")
+-- -p: QEMU started before ltap; its start from /proc (clock ticks since
+-- boot). A -c command is ltap's own child (its exec gives the start).
+local function proc_stat(pid)
+  local f = io.open("/proc/" .. pid .. "/stat")
+  local stat = f and f:read("a")
   if f then f:close() end
+  local fields = {}
+  for w in ((stat or ""):match("%) (.*)") or ""):gmatch("%S+") do fields[#fields + 1] = w end
+  return fields -- fields[1] is the state: ppid is [2], starttime [20]
+end
+local function proc_start(pid)
+  local self = io.open("/proc/self/stat")
+  local me = self and tonumber(self:read("a"):match("^(%d+)"))
+  if self then self:close() end
+  local st, up = proc_stat(pid), io.open("/proc/uptime")
+  local uptime = up and tonumber(up:read("a"):match("^(%S+)"))
   if up then up:close() end
-  if not (stat and uptime) then return nil end
-  local comm, rest = stat:match("%((.*)%) (.*)")
-  local start = tonumber((rest or ""):match("^%S+" .. string.rep(" %S+", 18) .. " (%d+)"))
-  uptime = tonumber(uptime:match("^(%S+)"))
-  if not (start and uptime) or comm == "ltap" or uptime - start / 100 < 0.5 then return nil end
+  local ppid, start = tonumber(st[2]), tonumber(st[20])
+  if not (ppid and start and uptime) or ppid == me then return nil end
   return ltap.now() - math.floor((uptime - start / 100) * 1e9)
 end
 begin(function()
   if not t0 and ltap.target ~= 0 then
     local t = proc_start(ltap.target)
-    if t then t0 = t mark("QEMU start (from /proc, before ltap)", t) end
+    if t then
+      t0, attached_late = t, true
+      mark("QEMU start (from /proc, before ltap)", t)
+      mark("ltap attached", ltap.start_time())
+    end
   end
 end)
 

@@ -14,6 +14,7 @@
 #include "proc.h"
 #include "replay_reader.h"
 #include "replay_wire.h"
+#include "ringclock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -67,6 +68,7 @@ struct ltap_replay {
 	struct ltap_gate *gate; /* where "measure=PID" marks go, in order with the events */
 	struct tep_event *print; /* ftrace:print, for those marks */
 	struct tep_format_field *print_buf;
+	struct ltap_ringclock clock; /* the recorded run's clock segments (ringclock.h) */
 	int last_cpu;
 	int ended;              /* END received */
 	char why[400];          /* what is wrong with the file, "" if nothing */
@@ -239,6 +241,27 @@ static void replay_mark(struct ltap_replay *r, const char *data, int size)
 		ltap_gate_hold(r->gate, pid);
 }
 
+/* A clock mark of the recorded run ("ltap-clock ..."): the segment it
+ * announces taken, so events convert as they did live; never dispatched. */
+static int replay_clock_mark(struct ltap_replay *r, const char *data, int size)
+{
+	struct ltap_ringclock_seg seg;
+	unsigned seq, k;
+	uint16_t type;
+	int off, has;
+
+	if (!r->print_buf || size < 2)
+		return 0;
+	memcpy(&type, data, sizeof type);
+	off = r->print_buf->offset;
+	if (type != r->print->id || off < 0 || size <= off ||
+	    !ltap_ringclock_parse(data + off, (size_t)(size - off), &seq, &k, &seg, &has))
+		return 0;
+	if (has)
+		ltap_ringclock_push(&r->clock, &seg);
+	return 1;
+}
+
 /* Moves the stream to the next record; at the end or on an error it has
  * none (ltap_replay_error tells which). */
 static void replay_next(struct ltap_replay *r)
@@ -265,9 +288,11 @@ static void replay_next(struct ltap_replay *r)
 				return;
 			}
 			r->records++;
+			if (replay_clock_mark(r, data, (int)w.size))
+				break;
 			replay_mark(r, data, (int)w.size);
 			r->last_cpu = (int)w.cpu;
-			r->s.cur.ts = w.ts;
+			r->s.cur.ts = ltap_ringclock_mono(&r->clock, w.ts);
 			r->s.cur.data = data;
 			r->s.cur.size = (int)w.size;
 			r->s.cur.cpu = (int)w.cpu;
@@ -520,6 +545,7 @@ struct ltap_replay *ltap_replay_open(const char *path)
 	r->src.ops = &replay_source_ops;
 	r->cap = BUF_CAP;
 	r->fd = -1;
+	ltap_ringclock_init(&r->clock);
 	file_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (file_fd < 0 || fstat(file_fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		ltap_err("replay: cannot read %s: %s", path, strerror(file_fd < 0 ? errno : EISDIR));

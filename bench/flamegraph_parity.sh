@@ -15,7 +15,10 @@
 #           lines (tests/browser/svgframes.py: tooltip, rect, colour,
 #           label): each pipeline whole. With --kernel and --all, where
 #           ltap's hot palette colours kernel frames orange (README), the
-#           same with --colors java, whose colours are flamegraph.pl's.
+#           same with --colors java, whose colours are flamegraph.pl's;
+#           and ltap's graph of the Perl's folded lines (the folded reader
+#           and the drawing alone, as `stackcollapse-perf.pl | ltap
+#           flamegraph` runs) against flamegraph.pl's of the same lines.
 # Prints one line per case and the totals.
 #
 #   git clone FlameGraph somewhere, then: bench/flamegraph_parity.sh /path/to/FlameGraph
@@ -28,7 +31,7 @@ FRAMES=$TOP/tests/browser/svgframes.py
 [[ -x $LTAP && -f $FG/stackcollapse-perf.pl && -d $FG/test ]] || { echo "need $LTAP and FlameGraph's checkout" >&2; exit 2; }
 TMP=$(mktemp -d /tmp/ltap-fgparity.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-same=0 lastonly=0 differ=0 svgsame=0 svgdiffer=0 cases=0 opt=
+same=0 lastonly=0 differ=0 svgsame=0 svgdiffer=0 drawsame=0 drawdiffer=0 cases=0 opt=
 
 # frames PERL_FOLDED LTAP_INPUT OPTS...: the frames of flamegraph.pl on
 # the Perl's folded lines and of ltap flamegraph on its own input, compared
@@ -78,8 +81,16 @@ for f in "$FG"/test/*.txt; do
 		else
 			svgdiffer=$((svgdiffer + 1)); svg="svg DIFFERS: $(diff "$TMP/pf" "$TMP/lf" | head -3 | cut -c1-200 | tr '\n' ' ')"
 		fi
-		echo "$what: folded $fold; $svg"
+		# the drawing alone: ltap's graph of the Perl's folded lines
+		in=$TMP/perl.folded
+		if frames "$TMP/perl.folded" "$in" --hash || { [[ $opt == --kernel || $opt == --all ]] &&
+			frames "$TMP/perl.folded" "$in" --hash --colors java; }; then
+			drawsame=$((drawsame + 1)); draw="drawn from the Perl's lines: same"
+		else
+			drawdiffer=$((drawdiffer + 1)); draw="drawn from the Perl's lines: DIFFERS: $(diff "$TMP/pf" "$TMP/lf" | head -3 | cut -c1-200 | tr '\n' ' ')"
+		fi
+		echo "$what: folded $fold; $svg; $draw"
 	done
 done
 echo "$cases cases: folded the same $same, the same with the last sample the Perl drops $lastonly, different $differ;" \
-	"svg frames the same $svgsame, different $svgdiffer"
+	"svg frames the same $svgsame, different $svgdiffer; drawn from the Perl's folded lines the same $drawsame, different $drawdiffer"

@@ -62,7 +62,7 @@ static const char usage_text[] =
 	"stats([OPTS]), report(X, [OPTS]), counter(NAME), profile(FREQ, FN), sym(ADDR, [PID]),\n"
 	"metrics.counter/gauge/histogram(NAME, [OPTS]).\n"
 	"Probe specs: SYS:EVENT, u:PATH:FUNC, ur:PATH:FUNC, usdt:PATH:NAME, k:FUNC.\n"
-	"See README.md for the event object and examples.\n";
+	"See man ltap, man ltap-lua (the event object) and docs/ for more.\n";
 
 static int usage(FILE *out, int code)
 {

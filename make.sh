@@ -18,7 +18,9 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
 # profile, flame graph and annotate tests.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf"
+# pandoc: the manual pages from docs/ (built whenever pandoc is there; the
+# test builds require them, -DLTAP_MAN=ON).
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""
@@ -46,8 +48,8 @@ case "${1:-}" in
     ;;
   test)
     install_deps $PKGS $TEST_PKGS
-    build build
-    build build-asan -DLTAP_SANITIZE=ON
+    build build -DLTAP_MAN=ON
+    build build-asan -DLTAP_SANITIZE=ON -DLTAP_MAN=ON
     rc=0
     echo "== tests: plain build"
     (cd build && ctest --output-on-failure) || rc=1

@@ -9,12 +9,12 @@
 #   folded: `ltap flamegraph --folded` against `stackcollapse-perf.pl`,
 #           byte for byte; where they differ, against the Perl given the
 #           file with a blank line after it (the Perl drops a last sample
-#           that no blank line follows; ltap keeps it: README), counted apart;
+#           that no blank line follows; ltap keeps it: docs/flamegraphs.md), counted apart;
 #   svg:    the frames of `ltap flamegraph --hash` of the perf script text
 #           against those of `flamegraph.pl --hash` of the Perl's folded
 #           lines (tests/browser/svgframes.py: tooltip, rect, colour,
 #           label): each pipeline whole. With --kernel and --all, where
-#           ltap's hot palette colours kernel frames orange (README), the
+#           ltap's hot palette colours kernel frames orange (docs/flamegraphs.md), the
 #           same with --colors java, whose colours are flamegraph.pl's;
 #           and ltap's graph of the Perl's folded lines (the folded reader
 #           and the drawing alone, as `stackcollapse-perf.pl | ltap
@@ -76,7 +76,7 @@ for f in "$FG"/test/*.txt; do
 			svgsame=$((svgsame + 1)); svg="svg frames same ($(($(wc -l < "$TMP/pf") - 1)))"
 		elif [[ $opt == --kernel || $opt == --all ]] && diff "$TMP/pf" "$TMP/lf" | grep -q '^[<>]' &&
 			frames "$TMP/perl.folded" "$in" --hash --colors java; then
-			# ltap's hot palette colours _[k] frames orange (README), flamegraph.pl's not
+			# ltap's hot palette colours _[k] frames orange (docs/flamegraphs.md), flamegraph.pl's not
 			svgsame=$((svgsame + 1)); svg="svg frames same with --colors java ($(($(wc -l < "$TMP/pf") - 1)); hot: kernel frames orange)"
 		else
 			svgdiffer=$((svgdiffer + 1)); svg="svg DIFFERS: $(diff "$TMP/pf" "$TMP/lf" | head -3 | cut -c1-200 | tr '\n' ' ')"

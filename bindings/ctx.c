@@ -510,7 +510,7 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 		ltap_run_hooks(ctx, "ltap.finish");
 	fflush(stdout);
 	/* a second signal, then the script's failure, then its exit(CODE), then
-	 * the status of a command that ended on its own (README: exit status) */
+	 * the status of a command that ended on its own (docs/cli.md: exit status) */
 	if (ctx->sigints >= 2)
 		code = 128 + ctx->end_signal;
 	else if (ctx->failed || ctx->was_interrupted)

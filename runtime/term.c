@@ -5,7 +5,7 @@
  * below, reverse video, the cursor shown or hidden, xterm's alternate
  * screen 1049) are all a table of lines needs; every terminal in use
  * (xterm and its kin, VTE, tmux, screen, the Linux console) speaks them.
- * README (ltap top) says why not ncurses.
+ * docs/top.md says why not ncurses.
  *
  * The state is file-static, as the signal hand-off in call.c is: an atexit
  * handler and a signal handler have no other way to reach it, and there is

@@ -28,8 +28,11 @@
 
 void ltap_sandbox_ids(uid_t *uid, gid_t *gid)
 {
-	struct passwd *pw = getpwnam("nobody");
+	struct passwd pwd, *pw = NULL;
+	char buf[1024];
 
+	if (getpwnam_r("nobody", &pwd, buf, sizeof buf, &pw) != 0)
+		pw = NULL;
 	*uid = pw && pw->pw_uid ? pw->pw_uid : 65534;
 	*gid = pw && pw->pw_gid ? pw->pw_gid : 65534;
 }

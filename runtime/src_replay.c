@@ -353,18 +353,6 @@ static const struct ltap_stream_ops replay_ops = {
 	.advance = replay_advance,
 };
 
-#ifdef __SANITIZE_ADDRESS__
-/* In ASan builds, a request for more memory than there is returns NULL,
- * as glibc's malloc does, instead of being a report: libtracecmd asks for
- * what a damaged size field says (in the reader), and ltap's own code
- * checks what it gets. ASAN_OPTIONS can still say otherwise. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "allocator_may_return_null=1";
-}
-#endif
-
 /* In sanitizer builds: where reports go, and what runs before the end
  * (libFuzzer's crash dump, in tests/fuzz/fuzz_tracedat). */
 void __sanitizer_set_report_fd(void *fd) __attribute__((weak));

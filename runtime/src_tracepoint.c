@@ -68,7 +68,7 @@ struct ltap_tpsrc {
 	struct ltap_clock_sync sync;
 	struct ltap_ringclock clock; /* and since: c = ts + offset, followed */
 	int print_id, print_buf;     /* ftrace:print: its id, where its text is */
-	int self;                    /* ltap's pid: the clock marks' common_pid */
+	int self;                    /* the thread writing the clock marks: their common_pid */
 	int tracing;
 	uint64_t next_sync, sync_every; /* CLOCK_MONOTONIC */
 	struct clock_burst burst;
@@ -201,6 +201,8 @@ static void clock_tick(struct ltap_tpsrc *t)
 		return;
 	if (t->burst.written)
 		clock_steer(t);
+	/* (a host of libltap may run the loop on any thread) */
+	t->self = (int)gettid();
 	t->burst.seq++;
 	for (int k = 0; k < CLOCK_BURST; k++) {
 		ltap_ringclock_format(text, sizeof text, t->burst.seq, (unsigned)k, NULL);
@@ -411,7 +413,6 @@ static int tpsrc_clock_start(struct ltap_tpsrc *t, const struct ltap_source_env 
 	t->offset = t->sync.offset;
 	t->print_id = print->id;
 	t->print_buf = buf->offset;
-	t->self = (int)getpid();
 	ltap_ringclock_init(&t->clock);
 	ltap_ringclock_sample(&t->clock, t->sync.ts + (uint64_t)t->offset, t->sync.lo, t->sync.hi);
 	ltap_debug("clock: the ring's clock is CLOCK_MONOTONIC %+lld ns, within +-%lld ns (%d marks)",
@@ -432,7 +433,7 @@ static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 	/* nor one of profiles only: the perf rings name their tasks */
 	if (!tpsrc_has_events(env))
 		return 0;
-	t->inst = ltap_instance_open(tpsrc_buffer_kb(env), RING_WAKE_PERCENT);
+	t->inst = ltap_instance_open(env->serial, tpsrc_buffer_kb(env), RING_WAKE_PERCENT);
 	if (!t->inst || tpsrc_clock_start(t, env))
 		return -1;
 	if (env->npids && ltap_instance_set_pids(t->inst, env->pids, env->npids))

@@ -27,7 +27,7 @@ static int warnings;
 #define HEADER (8 + 8 + 4 * 8 + 4 + 4 + 64 + 2048)
 #define RECORD(i) (HEADER + 16 * (off_t)(i))
 
-static void count_warnings(enum ltap_log_level level, const char *msg, void *ud)
+static void count_warnings(void *ud, enum ltap_log_level level, const char *msg)
 {
 	(void)ud;
 	if (level == LTAP_LOG_WARN) {

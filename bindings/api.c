@@ -10,6 +10,7 @@
  * globals), which stdlib modules see as their globals, and into the
  * module table: ltap.probe, ltap.every, ltap.now. os.exit stays Lua's. */
 #include "ctx.h"
+#include "sources.h"
 
 #include "api.h"
 
@@ -122,7 +123,7 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 {
 	api_push_env(L, ctx);
 	lua_newtable(L); /* ltap: its values, then its functions */
-	lua_pushboolean(L, !ctx->opt.input);
+	lua_pushboolean(L, ltap_ctx_live(ctx));
 	lua_setfield(L, -2, "live");
 	lua_pushstring(L, ltap_version());
 	lua_setfield(L, -2, "version");

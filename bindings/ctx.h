@@ -86,6 +86,8 @@ struct ltap_evdesc {
 	int nfields;
 	struct ltap_probe *probes;
 	int perf;         /* served by the perf ring (stacks), not the instance */
+	int source_gated; /* its source starts a held command's events at the
+			   * exec itself (source.h's gated): no gate here */
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 	/* e.sym: the print format's names of field values (symbolic.c), made
@@ -105,15 +107,17 @@ struct ltap_event_ud {
 	int comms_cached; /* a comm string was cached: renames must forget it */
 };
 
-/* An input that names events its own way (a text trace: text.c). NULL in
- * ctx->face: probe() resolves through the catalog. */
+/* An input that names events its own way (a text trace: text.c), the
+ * first member of its own state. NULL in ctx->face: probe() resolves
+ * through the catalog. */
 struct ltap_face {
 	/* probe(SPEC, FILTER, FN) at stack index fn; raises on a bad spec */
-	void (*probe)(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn);
+	void (*probe)(lua_State *L, struct ltap_ctx *ctx, struct ltap_face *f, const char *spec, const char *filter,
+		      int fn);
 	/* after the load phase, before the sources attach: 0 or -1 (logged) */
-	int (*attach)(struct ltap_ctx *ctx);
-	/* frees the face's state (after the catalog) */
-	void (*close)(struct ltap_ctx *ctx);
+	int (*attach)(struct ltap_ctx *ctx, struct ltap_face *f);
+	/* frees the face and its state (after the catalog) */
+	void (*close)(struct ltap_face *f);
 };
 
 struct ltap_options {
@@ -199,8 +203,7 @@ struct ltap_ctx {
 	struct ltap_counter_ud *counters; /* counter() declarations, opened at attach */
 	struct ltap_source *sources[LTAP_MAX_SOURCES]; /* where the events come from (source.h) */
 	int nsources;
-	const struct ltap_face *face; /* the input's own names for events (text.c), or NULL */
-	struct ltap_textmode *text;   /* text.c's state */
+	struct ltap_face *face;       /* the input's own names for events, or NULL (sources.c) */
 	struct ltap_loop *loop;
 	struct ltap_proc *proc;
 	struct ltap_symbols *syms;    /* made on the first symbol lookup */
@@ -249,7 +252,7 @@ struct ltap_ctx {
 	int module;         /* hosted by require "ltap" in someone else's Lua state */
 	int env_ref;        /* registry ref: the script environment (module: a table
 			     * of its own; else the globals) */
-	int sources_opened; /* 1 opened, -1 failed, 0 not yet (ltap_ctx_sources) */
+	int sources_opened; /* 1 opened, -1 failed, 0 not yet (sources.h) */
 	int serial;         /* its number among the process's hosts (owner.h): its names */
 	int attached;       /* the start attached everything: a drain and finish hooks */
 };
@@ -307,12 +310,6 @@ int ltap_ctx_status(const struct ltap_ctx *ctx);
  * alone lets the current batch finish and the rings drain; anything else
  * halts dispatching at once. The host makes the transitions. */
 void ltap_run_end(struct ltap_ctx *ctx, unsigned why);
-/* Opens the sources and their catalog of formats, once: the live kernel's
- * (tracefs: needs root) or input's. 0, or -1 (said; again -1 later). */
-int ltap_ctx_sources(struct ltap_ctx *ctx);
-/* The catalog probes resolve against, opened on first need; raises the
- * reason when it cannot be read */
-struct ltap_catalog *ltap_ctx_catalog(lua_State *L, struct ltap_ctx *ctx);
 /* flushes what scripts wrote (the host's output) */
 void ltap_host_flush(struct ltap_ctx *ctx);
 
@@ -373,10 +370,11 @@ int ltap_desc_profiles_only(struct ltap_ctx *ctx);
 struct ltap_source_event;
 int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out);
 void ltap_desc_plan_free(struct ltap_source_event *evs, int n);
-/* after the sources attached: each filtered probe whose filter the kernel
- * does not apply as it is gets it applied in user space (filter.c);
- * 0, or -1 with a logged reason naming the probe */
-int ltap_desc_plan_filters(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n);
+/* after the sources attached, what they said of each event: whether its
+ * source gates it (source_gated), and each filtered probe whose filter
+ * the kernel does not apply as it is gets it applied in user space
+ * (filter.c); 0, or -1 with a logged reason naming the probe */
+int ltap_desc_plan_attached(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n);
 /* the same for d, the kernel applying kernel (NULL: no filter) */
 int ltap_desc_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
 void ltap_descs_free(struct ltap_ctx *ctx);
@@ -391,6 +389,10 @@ void ltap_push_raw_field(lua_State *L, const struct ltap_rec *rec, const struct 
  * an empty stack (the main one, or a thread for a nested drain) */
 void ltap_dispatch_slots(lua_State *L, struct ltap_ctx *ctx);
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
+/* The gate's rule for the loop's order: while a command waits at its
+ * start gate, events merge in order (its exec's task_rename before what
+ * follows it); then the run's own order (-u). */
+void ltap_dispatch_gate_order(struct ltap_ctx *ctx);
 /* whether a handler would have taken r (loop.h's skip hook) */
 int ltap_skip_event(void *ud, const struct ltap_rec *r);
 
@@ -434,8 +436,6 @@ void ltap_timers_report(struct ltap_ctx *ctx);
 void ltap_open_counter(lua_State *L, struct ltap_ctx *ctx);
 int ltap_counters_attach(struct ltap_ctx *ctx);
 void ltap_counters_detach(struct ltap_ctx *ctx);
-/* text.c: --input of trace / trace_pipe text: its source, catalog and face */
-int ltap_text_open(struct ltap_ctx *ctx);
 /* uprobe.c: u:, ur:, usdt: specs made into kernel uprobes */
 int ltap_is_uprobe_spec(const char *spec);
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);

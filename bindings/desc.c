@@ -5,6 +5,7 @@
  * ltap follows. At attach the registry says what the sources are to do
  * (ltap_desc_plan) and which filters are left to user space. */
 #include "ctx.h"
+#include "sources.h"
 
 #include "catalog.h"
 #include "filter.h"
@@ -175,7 +176,7 @@ int ltap_desc_follow_tasks(struct ltap_ctx *ctx)
 
 int ltap_desc_profiles_only(struct ltap_ctx *ctx)
 {
-	if (!ctx->nprobes || ctx->opt.input || ctx->opt.record)
+	if (!ctx->nprobes || !ltap_ctx_live(ctx) || ctx->opt.record)
 		return 0;
 	for (int id = 0; id < ctx->nids; id++)
 		if (ctx->by_id[id] && ctx->by_id[id]->ev)
@@ -301,7 +302,7 @@ int ltap_desc_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const ch
 		p->ufilter = ltap_filter_new(d->ev, p->filter, desc_comm, ctx, why, sizeof why);
 		if (!p->ufilter) {
 			ltap_err("%sprobe %s:%s: bad filter '%s': %s%s", p->where, d->ev->system, d->ev->name, p->filter,
-				 why, !ctx->opt.input && strstr(why, "kernel only") ?
+				 why, ltap_ctx_live(ctx) && strstr(why, "kernel only") ?
 				 " (another probe shares the event, so each filter is applied again in user space)" : "");
 			return -1;
 		}
@@ -309,10 +310,11 @@ int ltap_desc_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const ch
 	return 0;
 }
 
-int ltap_desc_plan_filters(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n)
+int ltap_desc_plan_attached(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct ltap_evdesc *d = ctx->by_id[evs[i].id];
+		d->source_gated = evs[i].gated;
 		if (d->ev && ltap_desc_user_filters(ctx, d, evs[i].in_kernel ? evs[i].filter : NULL))
 			return -1;
 	}

@@ -7,11 +7,10 @@
  * Bindings never change the state: they ask the run to end
  * (ltap_run_end, with why) and the host makes the transitions when it
  * next gets control. Live or replay, a run does the same to each of its
- * sources (runtime/source.h); only which sources it opens differs: the
- * tracefs instance and the perf rings, or the file named by input, opened
- * when the first probe needs their formats, so a script that traces
- * nothing (a flame graph of a file, -h) touches no tracefs and needs no
- * root. Every public entry point makes the host's log target this thread's
+ * sources (runtime/source.h) and asks what they can do (their caps), never
+ * which they are: sources.c, their one factory, opens them when the first
+ * probe needs their formats, so a script that traces nothing (a flame
+ * graph of a file, -h) touches no tracefs and needs no root. Every public entry point makes the host's log target this thread's
  * (log.h), so what the runtime says reaches this host's callback. */
 #include "ctx.h"
 
@@ -22,9 +21,7 @@
 #include "proc.h"
 #include "readfile.h"
 #include "source.h"
-#include "src_replay.h"
-#include "src_sampler.h"
-#include "src_tracepoint.h"
+#include "sources.h"
 #include "symbols.h"
 #include "targetopt.h"
 #include "uprobe.h"
@@ -35,7 +32,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -231,76 +227,6 @@ struct ltap_ctx *ltap_ctx_new_module(lua_State *L, const struct ltap_options *op
 	return ctx;
 }
 
-/* --- sources ----------------------------------------------------------- */
-
-static int ctx_add_source(struct ltap_ctx *ctx, struct ltap_source *s)
-{
-	if (!s)
-		return -1;
-	ctx->sources[ctx->nsources++] = s;
-	return 0;
-}
-
-/* input: a trace.dat, or anything else as text; the formats its probes
- * resolve against come with it */
-static int ctx_open_input(struct ltap_ctx *ctx)
-{
-	const char *path = ctx->opt.input;
-	struct ltap_replay *r;
-	struct stat st;
-
-	if (strcmp(path, "-") != 0 && (access(path, R_OK) < 0 || stat(path, &st) < 0)) {
-		ltap_err("replay: cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode)) {
-		ltap_err("replay: cannot read %s: %s", path, strerror(EISDIR));
-		return -1;
-	}
-	/* anything that is not a trace.dat is taken for text; a FIFO or a
-	 * device is read once, as text (a trace.dat needs seeks) */
-	if (strcmp(path, "-") == 0 || !S_ISREG(st.st_mode) || !ltap_replay_is_tracedat(path))
-		return ltap_text_open(ctx);
-	if (!(r = ltap_replay_open(path)))
-		return -1;
-	ctx_add_source(ctx, ltap_replay_source(r));
-	ltap_replay_set_gate(r, &ctx->gate);
-	ctx->cat = ltap_catalog_from_tep(ltap_replay_tep(r));
-	return ctx->cat ? 0 : -1;
-}
-
-/* a live run: this machine's formats, its tracefs instance and perf rings */
-static int ctx_open_live(struct ltap_ctx *ctx)
-{
-	if (ctx_add_source(ctx, ltap_tpsrc_new()) || ctx_add_source(ctx, ltap_sampler_new(ctx->syms)))
-		return -1;
-	ctx->cat = ltap_catalog_open();
-	return ctx->cat ? 0 : -1;
-}
-
-int ltap_ctx_sources(struct ltap_ctx *ctx)
-{
-	if (ctx->sources_opened)
-		return ctx->sources_opened > 0 ? 0 : -1;
-	ctx->sources_opened = (ctx->opt.input ? ctx_open_input(ctx) : ctx_open_live(ctx)) ? -1 : 1;
-	return ctx->sources_opened > 0 ? 0 : -1;
-}
-
-struct ltap_catalog *ltap_ctx_catalog(lua_State *L, struct ltap_ctx *ctx)
-{
-	if (ltap_ctx_sources(ctx))
-		luaL_error(L, "%s", ctx->io.error[0] ? ctx->io.error : "cannot read the event formats");
-	return ctx->cat;
-}
-
-/* Closes every source: kernel state first, as early as the run ends. */
-static void ctx_close_sources(struct ltap_ctx *ctx)
-{
-	for (int i = 0; i < ctx->nsources; i++)
-		ctx->sources[i]->ops->close(ctx->sources[i]);
-	ctx->nsources = 0;
-}
-
 void ltap_ctx_free(struct ltap_ctx *ctx)
 {
 	if (!ctx)
@@ -324,9 +250,9 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	}
 	ltap_descs_free(ctx);
 	ltap_catalog_close(ctx->cat); /* a trace's catalog borrows its source's formats */
-	ctx_close_sources(ctx);
-	if (ctx->face && ctx->face->close)
-		ctx->face->close(ctx);
+	ltap_ctx_sources_close(ctx);
+	if (ctx->face)
+		ctx->face->close(ctx->face);
 	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
 	ltap_symbols_free(ctx->syms);
 	ltap_metrics_free(ctx); /* before the loop it watches */
@@ -490,8 +416,7 @@ static void ctx_task_changed(void *ud, int tid, int exec)
 	if (!exec || !ctx->gate.active)
 		return;
 	ltap_gate_drop(&ctx->gate, tid, LTAP_GATE_EXEC); /* opens its gate */
-	if (!ctx->gate.nwait)
-		ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
+	ltap_dispatch_gate_order(ctx);
 }
 
 /* The targets, then every source attached to what the script declared
@@ -503,7 +428,7 @@ static int ctx_attach_sources(struct ltap_ctx *ctx)
 	struct ltap_source_env env = {
 		.buffer_kb = ctx->opt.buffer_kb, .serial = ctx->serial, .self = ctx->opt.exclude_self ? getpid() : 0,
 		.record = ctx->opt.record, .verbose = ctx->opt.verbose,
-		.cat = ctx->cat, .proc = ctx->proc, .gate = &ctx->gate,
+		.cat = ctx->cat, .proc = ctx->proc,
 	};
 	pid_t *pids;
 	int rc = -1;
@@ -523,7 +448,7 @@ static int ctx_attach_sources(struct ltap_ctx *ctx)
 	for (int i = 0; i < ctx->nsources; i++)
 		if (ctx->sources[i]->ops->attach(ctx->sources[i], &env))
 			goto out;
-	if (ltap_desc_plan_filters(ctx, env.events, env.nevents))
+	if (ltap_desc_plan_attached(ctx, env.events, env.nevents))
 		goto out;
 	for (int i = 0; i < ctx->nsources; i++) {
 		struct ltap_stream **ss;
@@ -582,6 +507,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	};
 	struct ltap_loop_hooks h = hooks;
 	uint64_t end;
+	int live = ltap_ctx_live(ctx);
 
 	h.ud = ctx;
 	ltap_loop_set_hooks(ctx->loop, &h);
@@ -598,24 +524,23 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		return -1;
 	if (ctx->sigints) /* a signal while the script loaded */
 		ltap_loop_stop(ctx->loop);
-	if (ctx->opt.input && ctx->counters) {
+	if (!live && ctx->counters) {
 		ltap_err("replay: counters count a live run, not a saved trace");
 		return -1;
 	}
-	if (ctx->opt.input && (ctx->opt.pid || ctx->command.argv)) {
+	if (!live && (ctx->opt.pid || ctx->command.argv)) {
 		ltap_err("replay: -p and -c need a live run, not --input");
 		return -1;
 	}
-	if (ctx->opt.input)
-		ltap_loop_set_replay(ctx->loop);
-	else
+	if (live) {
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
-	if (!ctx->opt.input)
 		ltap_guardian_reap_first(); /* stale leftovers go before this run's first change */
-	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
+	} else {
+		ltap_loop_set_replay(ctx->loop);
+	}
+	if ((ctx->face && ctx->face->attach(ctx, ctx->face)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
 		return -1;
-	if (ctx->gate.active)
-		ltap_loop_set_ordered(ctx->loop, 1); /* a held command's events in order until its exec */
+	ltap_dispatch_gate_order(ctx);
 	ctx_settle(ctx);
 	ctx->start_time = ctx_span(ctx, &end);
 	ctx->trace_now = ctx->start_time;
@@ -690,7 +615,7 @@ static void ctx_detach(struct ltap_ctx *ctx)
 	ltap_counters_detach(ctx);
 	if (ctx->have_child)
 		ltap_target_end(&ctx->child, ctx->sigints >= 2 ? 0 : 1000);
-	ctx_close_sources(ctx); /* kernel state first */
+	ltap_ctx_sources_close(ctx); /* kernel state first */
 }
 
 /* RUNNING (or a failed start) -> DRAINING -> ENDED: tracing off, the final
@@ -704,7 +629,7 @@ static void ctx_end(struct ltap_ctx *ctx)
 	ctx->run.in_loop = 0;
 	/* the end: a recording's, -d's, the last event of a replay, or now */
 	ctx_span(ctx, &stop);
-	until = stop ? stop : ctx->run.stop_at ? ctx->run.stop_at : ctx->opt.input ? ctx->trace_now : ltap_now();
+	until = stop ? stop : ctx->run.stop_at ? ctx->run.stop_at : ltap_ctx_live(ctx) ? ltap_now() : ctx->trace_now;
 	for (int i = 0; i < ctx->nsources; i++)
 		if (ctx->sources[i]->ops->enable)
 			ctx->sources[i]->ops->enable(ctx->sources[i], 0, until);
@@ -843,7 +768,7 @@ int ltap_host_new(ltap_host **hp, const struct ltap_host_opts *o)
 	HOST_ENTER(ctx);
 	if ((e = host_options(o, &opt)) || (e = host_init(ctx, &opt)))
 		goto out;
-	if (opt.input && ltap_ctx_sources(ctx)) { /* a saved trace brings the formats probes resolve against */
+	if (ltap_ctx_sources_early(ctx)) {
 		e = -EIO;
 		goto out;
 	}

@@ -10,6 +10,7 @@
  * every host. The host ends with the state (its __gc): kernel state undone,
  * the command's tree ended. */
 #include "ctx.h"
+#include "sources.h"
 
 #include "parse.h"
 #include "targetopt.h"
@@ -155,7 +156,7 @@ static int lmodule_setup(lua_State *L)
 		ctx->opt.input = lua_tostring(L, -1);
 		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.module_input"); /* keeps the string */
 		ltap_push_ltap(L, ctx);
-		lua_pushboolean(L, 0);
+		lua_pushboolean(L, ltap_ctx_live(ctx));
 		lua_setfield(L, -2, "live");
 		lua_pop(L, 1);
 		if (ltap_ctx_sources(ctx))

@@ -19,6 +19,7 @@
  * the kernel a ring write (~0.1-0.3 us), so its bar is
  * PROBE_TRACEPOINT_RATE. */
 #include "ctx.h"
+#include "sources.h"
 
 #include "api.h"
 #include "log.h"
@@ -97,7 +98,7 @@ void ltap_probes_report(struct ltap_ctx *ctx)
 
 	for (struct ltap_probe *p = ctx->probes; p; p = p->next)
 		costly |= p->costly;
-	if (!ctx->probes || ctx->opt.input || !(costly || ctx->opt.verbose))
+	if (!ctx->probes || !ltap_ctx_live(ctx) || !(costly || ctx->opt.verbose))
 		return;
 	for (struct ltap_probe *p = ctx->probes; p; p = p->next)
 		ltap_info("probe %s (%.*s): %s hits, %s/s over %.1f s", p->spec, probes_where_len(p), p->where,

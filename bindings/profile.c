@@ -2,6 +2,7 @@
  * by the perf source (runtime/src_sampler.c). A sample is a synthetic event
  * (kinds.c): its record is the common header only. */
 #include "ctx.h"
+#include "sources.h"
 
 #include <lauxlib.h>
 #include <stdint.h>

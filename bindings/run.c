@@ -222,8 +222,7 @@ int ltap_run_hooks(struct ltap_ctx *ctx, const char *name)
 void ltap_run_hold(struct ltap_ctx *ctx, int pid)
 {
 	ltap_gate_hold(&ctx->gate, pid);
-	if (ctx->loop)
-		ltap_loop_set_ordered(ctx->loop, 1); /* held in order until its exec */
+	ltap_dispatch_gate_order(ctx);
 	for (int k = 0; k < ctx->nsources; k++)
 		if (ctx->sources[k]->ops->hold)
 			ctx->sources[k]->ops->hold(ctx->sources[k], pid);

@@ -714,6 +714,9 @@ void ltap_replay_set_gate(struct ltap_replay *r, struct ltap_gate *g)
 static int replay_attach(struct ltap_source *s, struct ltap_source_env *env)
 {
 	ltap_proc_set_lookup(env->proc, replay_comm, replay_of(s));
+	/* the perf rings' records were recorded from the command's exec on */
+	for (int i = 0; i < env->nevents; i++)
+		env->events[i].gated = env->events[i].perf;
 	return 0;
 }
 

@@ -477,6 +477,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 		struct ltap_sampler_event *e = &evs[n];
 		if (!ev->perf)
 			continue;
+		ev->gated = 1; /* a held command's events begin at its exec (enable_on_exec) */
 		e->name = names[n];
 		if (ev->sys) {
 			snprintf(names[n], sizeof *names, "%s:%s", ev->sys, ev->name);
@@ -507,6 +508,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 static const struct ltap_source_ops sampler_ops_src = {
 	.name = "perf",
 	.loss_note = "perf ring",
+	.caps = LTAP_SOURCE_LIVE,
 	.attach = sampler_attach,
 	.streams = sampler_streams,
 	.enable = sampler_enable,

@@ -13,31 +13,10 @@
 
 #include <stdint.h>
 
-#define LTAP_TEXT_FIELDS 32
 /* A longer line is not an event: it is counted as malformed and skipped to
  * its newline without being kept (so /dev/zero, one endless line, takes no
  * memory). The longest event line of a kernel is about 4 KB. */
 #define LTAP_TEXT_LINE_MAX (64 * 1024)
-
-enum { LTAP_TEXT_KV, LTAP_TEXT_SYS_ENTER, LTAP_TEXT_SYS_EXIT, LTAP_TEXT_MARKER };
-
-/* What a text record's data points at: the id first, where the loop and the
- * dispatch read common_type, the tid where common_pid is. */
-struct ltap_textrec {
-	uint16_t id;
-	uint16_t pad;
-	int32_t tid;
-	int tgid;        /* -1 when the line has no tgid column */
-	const char *comm, *event, *info;
-	long line;
-	int form;        /* LTAP_TEXT_*: how the fields are written */
-	/* the fields, cut out of a copy of info on first use (most handlers
-	 * read none): nfields is -1 until then */
-	int nfields;
-	struct { const char *key, *value; } fields[LTAP_TEXT_FIELDS];
-	char *scratch;
-	char evname[96]; /* the event name of a syscall line */
-};
 
 struct ltap_textsrc;
 
@@ -70,9 +49,27 @@ int ltap_textsrc_id(struct ltap_textsrc *t, const char *event);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
-/* Cuts the record's fields out of its line, once. */
-void ltap_textrec_parse(struct ltap_textrec *r);
+
+/* What a record of the text source says; its layout is the source's own
+ * (src_text_rec.h), read through these. */
+struct ltap_rec;
+struct ltap_textdec;
+struct ltap_textline {
+	const char *comm, *event, *info; /* info: the line after the event's name */
+	int tid;
+	int tgid;        /* -1 when the line has no tgid column */
+	long line;       /* its number in the text */
+};
+void ltap_textsrc_line(const struct ltap_rec *r, struct ltap_textline *out);
+/* The record's key=value fields, cut out of its line on first use: their
+ * number, then field i's key (its value in *value). */
+int ltap_textsrc_nfields(const struct ltap_rec *r);
+const char *ltap_textsrc_field_at(const struct ltap_rec *r, int i, const char **value);
 /* A field of a record, NULL when the line has none by that name. */
-const char *ltap_textrec_field(struct ltap_textrec *r, const char *key);
+const char *ltap_textsrc_field(const struct ltap_rec *r, const char *key);
+/* The raw record the line stands for, through the local format's decoder
+ * (text_decode.h): its size, or -1 (buf too small). */
+int ltap_textsrc_decode(const struct ltap_textdec *d, const struct ltap_rec *r, void *buf, int cap,
+			uint64_t *present);
 
 #endif

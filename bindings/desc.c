@@ -4,11 +4,15 @@
  * and its globs, profile(), a text trace's names (text.c), the task events
  * ltap follows. At attach the registry says what the sources are to do
  * (ltap_desc_plan) and which filters are left to user space. */
-#include "ctx.h"
-#include "sources.h"
+#include "desc.h"
 
+#include "call.h"
 #include "catalog.h"
+#include "ctx.h"
+#include "evdesc.h"
+#include "event.h"
 #include "filter.h"
+#include "kinds.h"
 #include "log.h"
 #include "proc.h"
 #include "source.h"

@@ -3,9 +3,16 @@
  * fields, and each probe's handler runs through ltap_call, after the
  * probe's user-space filter where the kernel applies another. No
  * allocation, no lookup by name. */
-#include "ctx.h"
+#include "dispatch.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "evdesc.h"
+#include "event.h"
+#include "eventud.h"
 #include "filter.h"
+#include "loop.h"
+#include "lstackcount.h"
 #include "tasks.h"
 
 #include <string.h>

@@ -12,18 +12,32 @@
  * probe needs their formats, so a script that traces nothing (a flame
  * graph of a file, -h) touches no tracefs and needs no root. Every public entry point makes the host's log target this thread's
  * (log.h), so what the runtime says reaches this host's callback. */
-#include "ctx.h"
+#include "host.h"
 
+#include "api.h"
+#include "call.h"
 #include "catalog.h"
+#include "ctx.h"
+#include "desc.h"
+#include "dispatch.h"
+#include "embedded.h"
+#include "event.h"
 #include "guardian.h"
+#include "lcounter.h"
 #include "log.h"
+#include "loop.h"
+#include "memory.h"
+#include "metrics.h"
 #include "owner.h"
 #include "proc.h"
 #include "readfile.h"
+#include "run.h"
+#include "signals.h"
 #include "source.h"
 #include "sources.h"
 #include "symbols.h"
 #include "targetopt.h"
+#include "timer.h"
 #include "uprobe.h"
 
 #include <errno.h>
@@ -34,8 +48,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-const char ltap_ctx_key; /* its address keys the context in the registry */
 
 static void ctx_detach(struct ltap_ctx *ctx);
 
@@ -148,14 +160,6 @@ static int host_open_io(struct ltap_ctx *ctx, FILE *out, FILE *err)
 	return 0;
 }
 
-void ltap_host_flush(struct ltap_ctx *ctx)
-{
-	if (ctx->io.out)
-		fflush(ctx->io.out);
-	else
-		fflush(stdout); /* require "ltap": the Lua program's own stdout */
-}
-
 /* --- making a host ----------------------------------------------------- */
 
 /* The parts every host has, whoever owns its Lua state. */
@@ -170,6 +174,7 @@ static int host_init(struct ltap_ctx *ctx, const struct ltap_options *opt)
 	ctx->env_ref = LUA_NOREF;
 	ctx->thread_ref = LUA_NOREF;
 	ltap_gate_init(&ctx->gate);
+	ltap_ctx_sources_plan(ctx);
 	if (opt->command) {
 		char why[4200];
 		if (ltap_targetopt_command(opt->command, &ctx->command, why, sizeof why)) {
@@ -332,17 +337,6 @@ static int ctx_load(struct ltap_ctx *ctx, const struct ltap_chunk *c, const char
 }
 
 /* --- the run ----------------------------------------------------------- */
-
-void ltap_run_end(struct ltap_ctx *ctx, unsigned why)
-{
-	ctx->run.end |= why;
-	if (!ctx->loop)
-		return;
-	if (why & ~LTAP_END_STOP)
-		ltap_loop_halt(ctx->loop); /* nothing more is dispatched */
-	else
-		ltap_loop_stop(ctx->loop); /* after this batch; then the final drain */
-}
 
 static void ctx_child(void *ud)
 {

@@ -16,14 +16,17 @@
  * and shown, not fatal: a service goes on; without --serve it ends the run
  * as always. --export-all exports every aggregate the script made while it
  * loaded, named by the variable that holds it. */
-#include "ctx.h"
+#include "metrics.h"
 
 #include "agg.h"
-
+#include "call.h"
+#include "ctx.h"
+#include "event.h"
 #include "expo.h"
 #include "log.h"
 #include "serve.h"
 #include "source.h"
+#include "stats.h"
 
 #include <lauxlib.h>
 #include <math.h>

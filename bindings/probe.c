@@ -6,11 +6,16 @@
  * yet, so an unknown event fails before anything is enabled. An input that
  * names events its own way (a text trace) resolves them itself
  * (ctx->face). */
-#include "ctx.h"
-#include "sources.h"
+#include "probe.h"
 
 #include "catalog.h"
+#include "ctx.h"
+#include "desc.h"
+#include "evdesc.h"
 #include "log.h"
+#include "luprobe.h"
+#include "options.h"
+#include "sources.h"
 
 #include <event-parse.h>
 #include <lauxlib.h>

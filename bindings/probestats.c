@@ -18,10 +18,10 @@
  * metal, and is likely the larger part of what they do. A tracepoint costs
  * the kernel a ring write (~0.1-0.3 us), so its bar is
  * PROBE_TRACEPOINT_RATE. */
-#include "ctx.h"
-#include "sources.h"
+#include "probestats.h"
 
-#include "api.h"
+#include "ctx.h"
+#include "evdesc.h"
 #include "log.h"
 
 #include <lauxlib.h>

@@ -2,8 +2,15 @@
  * ltap.drain(), the targets a script's command line sets (ltap.options),
  * what the run lost (ltap.lost) and marks in its trace (ltap.mark); and the
  * running of begin and finish hooks. */
-#include "ctx.h"
+#include "run.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "dispatch.h"
+#include "event.h"
+#include "lcommand.h"
+#include "loop.h"
+#include "options.h"
 #include "source.h"
 #include "targetopt.h"
 

@@ -9,8 +9,12 @@
  * lua.c's laction relies on). A script's own SIGINT handler runs between
  * batches, in order with the events, never inside the signal handler or a
  * read. */
+#include "signals.h"
+
+#include "call.h"
 #include "ctx.h"
-#include "sources.h"
+#include "event.h"
+#include "loop.h"
 
 #include <lauxlib.h>
 #include <signal.h>

@@ -3,8 +3,8 @@
  * tracefs instance and the perf rings with this machine's formats; an
  * input opens a trace.dat with the formats it brings, or anything else as
  * the kernel's trace text (text.c, whose events are named its own way).
- * What a run may do is asked of its sources' capabilities
- * (ltap_ctx_caps), never of which kind they are. */
+ * What a run may do is asked of its sources' capabilities (ctx->caps,
+ * ltap_ctx_live), never of which kind they are. */
 #include "sources.h"
 
 #include "catalog.h"
@@ -82,6 +82,11 @@ int ltap_ctx_sources(struct ltap_ctx *ctx)
 	if (ctx->sources_opened)
 		return ctx->sources_opened > 0 ? 0 : -1;
 	ctx->sources_opened = (ctx->opt.input ? sources_open_input(ctx) : sources_open_live(ctx)) ? -1 : 1;
+	if (ctx->sources_opened > 0) {
+		ctx->caps = 0;
+		for (int i = 0; i < ctx->nsources; i++)
+			ctx->caps |= ctx->sources[i]->ops->caps;
+	}
 	return ctx->sources_opened > 0 ? 0 : -1;
 }
 
@@ -99,15 +104,10 @@ struct ltap_catalog *ltap_ctx_catalog(lua_State *L, struct ltap_ctx *ctx)
 	return ctx->cat;
 }
 
-unsigned ltap_ctx_caps(const struct ltap_ctx *ctx)
+void ltap_ctx_sources_plan(struct ltap_ctx *ctx)
 {
-	unsigned caps = 0;
-
-	if (ctx->sources_opened <= 0) /* not yet opened: what they will be */
-		return ctx->opt.input ? 0 : LTAP_SOURCE_LIVE;
-	for (int i = 0; i < ctx->nsources; i++)
-		caps |= ctx->sources[i]->ops->caps;
-	return caps;
+	/* what the sources will be, until they are opened */
+	ctx->caps = ctx->opt.input ? 0 : LTAP_SOURCE_LIVE;
 }
 
 void ltap_ctx_sources_close(struct ltap_ctx *ctx)

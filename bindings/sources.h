@@ -3,8 +3,6 @@
 #ifndef LTAP_BINDINGS_SOURCES_H
 #define LTAP_BINDINGS_SOURCES_H
 
-#include "source.h" /* LTAP_SOURCE_* */
-
 #include <lua.h>
 
 struct ltap_ctx;
@@ -19,13 +17,9 @@ int ltap_ctx_sources_early(struct ltap_ctx *ctx);
 /* The catalog probes resolve against, opened on first need; raises the
  * reason when it cannot be read */
 struct ltap_catalog *ltap_ctx_catalog(lua_State *L, struct ltap_ctx *ctx);
-/* What the run's sources can do (LTAP_SOURCE_*), opened or still to open. */
-unsigned ltap_ctx_caps(const struct ltap_ctx *ctx);
-/* A run on this machine's kernel as it runs (LTAP_SOURCE_LIVE). */
-static inline int ltap_ctx_live(const struct ltap_ctx *ctx)
-{
-	return (ltap_ctx_caps(ctx) & LTAP_SOURCE_LIVE) != 0;
-}
+/* ctx->caps as the sources the options name will have, until they are
+ * opened (at a host's making, and when ltap.setup names an input) */
+void ltap_ctx_sources_plan(struct ltap_ctx *ctx);
 /* Closes every source: kernel state first, as early as the run ends. */
 void ltap_ctx_sources_close(struct ltap_ctx *ctx);
 

@@ -16,9 +16,16 @@
  * call. */
 #include "text.h"
 
+#include "call.h"
 #include "catalog.h"
 #include "ctx.h"
+#include "desc.h"
+#include "evdesc.h"
+#include "event.h"
+#include "eventud.h"
+#include "kinds.h"
 #include "log.h"
+#include "luprobe.h"
 #include "proc.h"
 #include "src_text.h"
 #include "text_decode.h"
@@ -85,7 +92,7 @@ static const struct ltap_rec *text_record(struct ltap_ctx *ctx, struct ltap_evde
 
 	ltap_textsrc_line(r, &t);
 	if (tm->dec_desc != d || tm->dec_line != t.line) {
-		int size = ltap_textsrc_decode(d->kind_data, r, tm->buf, TEXT_RECORD_MAX, &tm->present);
+		int size = ltap_textdec_record(d->kind_data, r, tm->buf, TEXT_RECORD_MAX, &tm->present);
 		tm->dec = *r;
 		tm->dec.data = tm->buf;
 		tm->dec.size = size < 0 ? 0 : size;

@@ -4,11 +4,15 @@
  * shorter one runs at TIMER_MIN, every() says so), and a periodic timer the
  * loop fell behind runs once for the ticks it missed (loop.c), counted and
  * reported at the end. */
-#include "ctx.h"
-#include "sources.h"
+#include "timer.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "event.h"
 #include "log.h"
+#include "loop.h"
 #include "parse.h"
+#include "probestats.h"
 
 #include <errno.h>
 #include <lauxlib.h>

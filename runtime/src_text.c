@@ -12,7 +12,6 @@
 #include "log.h"
 #include "src_text_rec.h"
 #include "stream.h"
-#include "text_decode.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -752,11 +751,4 @@ const char *ltap_textsrc_field_at(const struct ltap_rec *r, int i, const char **
 const char *ltap_textsrc_field(const struct ltap_rec *r, const char *key)
 {
 	return ltap_textrec_field(text_rec_of(r), key);
-}
-
-int ltap_textsrc_decode(const struct ltap_textdec *d, const struct ltap_rec *r, void *buf, int cap,
-			uint64_t *present)
-{
-	struct ltap_textrec *t = text_rec_of(r);
-	return ltap_textdec_record(d, t, t->tid, buf, cap, present);
 }

@@ -52,8 +52,6 @@ long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
 
 /* What a record of the text source says; its layout is the source's own
  * (src_text_rec.h), read through these. */
-struct ltap_rec;
-struct ltap_textdec;
 struct ltap_textline {
 	const char *comm, *event, *info; /* info: the line after the event's name */
 	int tid;
@@ -67,9 +65,5 @@ int ltap_textsrc_nfields(const struct ltap_rec *r);
 const char *ltap_textsrc_field_at(const struct ltap_rec *r, int i, const char **value);
 /* A field of a record, NULL when the line has none by that name. */
 const char *ltap_textsrc_field(const struct ltap_rec *r, const char *key);
-/* The raw record the line stands for, through the local format's decoder
- * (text_decode.h): its size, or -1 (buf too small). */
-int ltap_textsrc_decode(const struct ltap_textdec *d, const struct ltap_rec *r, void *buf, int cap,
-			uint64_t *present);
 
 #endif

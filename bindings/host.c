@@ -10,8 +10,9 @@
  * sources (runtime/source.h) and asks what they can do (their caps), never
  * which they are: sources.c, their one factory, opens them when the first
  * probe needs their formats, so a script that traces nothing (a flame
- * graph of a file, -h) touches no tracefs and needs no root. Every public entry point makes the host's log target this thread's
- * (log.h), so what the runtime says reaches this host's callback. */
+ * graph of a file, -h) touches no tracefs and needs no root. Every public
+ * entry point makes the host's log target this thread's (log.h), so what
+ * the runtime says reaches this host's callback. */
 #include "host.h"
 
 #include "api.h"

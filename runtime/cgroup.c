@@ -143,12 +143,8 @@ static int cgroup_wait_empty(const char *path, int ms)
 	}
 }
 
-int ltap_cgroup_end(const char *path, int grace_ms)
+int ltap_cgroup_remove(const char *path)
 {
-	if (!path)
-		return 0;
-	if (grace_ms > 0 && !ltap_cgroup_empty(path) && cgroup_signal(path, SIGTERM))
-		cgroup_wait_empty(path, grace_ms);
 	for (int round = 0; round < 200 && !ltap_cgroup_empty(path); round++) {
 		/* cgroup.kill (5.14) also gets what forks meanwhile; before it, a
 		 * SIGKILL to each listed process per round does */
@@ -158,16 +154,31 @@ int ltap_cgroup_end(const char *path, int grace_ms)
 	}
 	/* the last exits leave the cgroup a moment after cgroup.events says so */
 	for (int i = 0; i < 200; i++) {
-		if (rmdir(path) == 0 || errno == ENOENT) {
-			ltap_guardian_forget(LTAP_GUARD_CGROUP, path);
+		if (rmdir(path) == 0)
+			return 1;
+		if (errno == ENOENT)
 			return 0;
-		}
 		if (errno != EBUSY)
 			break;
 		usleep(CGROUP_POLL_US);
 	}
-	ltap_warn("target: cannot remove the command's cgroup %s: %s", path, strerror(errno));
 	return -errno;
+}
+
+int ltap_cgroup_end(const char *path, int grace_ms)
+{
+	int e;
+
+	if (!path)
+		return 0;
+	if (grace_ms > 0 && !ltap_cgroup_empty(path) && cgroup_signal(path, SIGTERM))
+		cgroup_wait_empty(path, grace_ms);
+	if ((e = ltap_cgroup_remove(path)) >= 0) {
+		ltap_guardian_forget(LTAP_GUARD_CGROUP, path);
+		return 0;
+	}
+	ltap_warn("target: cannot remove the command's cgroup %s: %s", path, strerror(-e));
+	return e;
 }
 
 int ltap_cgroup_reap_stale(void)

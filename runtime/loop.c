@@ -394,14 +394,26 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 	return 0;
 }
 
+/* The run's own end (a timer of negative id, -d), when it is due by now. */
+static struct loop_timer *loop_end_due(struct ltap_loop *loop, uint64_t now)
+{
+	for (int i = 0; i < loop->ntimers; i++)
+		if (loop->timers[i].active && loop->timers[i].id < 0 && loop->timers[i].due <= now)
+			return &loop->timers[i];
+	return NULL;
+}
+
 static void loop_arm(struct ltap_loop *loop, uint64_t now)
 {
 	struct loop_timer *t = loop_next_timer(loop);
 	uint64_t at = loop->last_drain + DRAIN_TICK; /* not pushed back by watch wake-ups */
 	struct itimerspec its = {0};
 
-	if (t && t->due + ORDER_SLACK < at)
-		at = t->due + ORDER_SLACK;
+	/* a timer runs once the events before it can no longer be unread
+	 * (ORDER_SLACK after it), but for the run's end: it stops tracing at
+	 * once, and the final drain then reads every event before it */
+	if (t && t->due + (t->id < 0 ? 0 : ORDER_SLACK) < at)
+		at = t->due + (t->id < 0 ? 0 : ORDER_SLACK);
 	for (int i = 0; i < MAX_WATCHES; i++)
 		if (loop->watches[i].fd >= 0 && loop->watches[i].due && loop->watches[i].due < at)
 			at = loop->watches[i].due;
@@ -437,6 +449,7 @@ static int loop_replay_step(struct ltap_loop *loop)
 int ltap_loop_step(struct ltap_loop *loop, int timeout_ms)
 {
 	struct epoll_event evs[64];
+	struct loop_timer *end;
 	uint64_t t0, v;
 	int n, drain = 0;
 
@@ -483,6 +496,13 @@ int ltap_loop_step(struct ltap_loop *loop, int timeout_ms)
 	 * the watch sees the state after the last batch; the tick comes
 	 * DRAIN_TICK after the last drain whatever woke the loop since */
 	t0 = loop->now(loop->now_ud);
+	if (loop->realtime && (end = loop_end_due(loop, t0)) != NULL) {
+		/* the run's end came: its hook stops the run now, and the timer
+		 * stays, to run again in its place among the final drain's
+		 * events (what comes after it is not dispatched) */
+		loop->hooks.timer(loop->hooks.ud, end->id, end->due);
+		return 0;
+	}
 	if (drain) {
 		loop->last_drain = t0;
 		if (loop_fill_all(loop))

@@ -40,7 +40,10 @@ void ltap_loop_free(struct ltap_loop *loop);
 int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s);
 /* A timer first due at trace time `first`, then every `period` ns (0: once).
  * A negative id is the run's own (its end, -d): it runs after every other
- * timer due at the same time, so an interval ending with the run reports. */
+ * timer due at the same time, so an interval ending with the run reports;
+ * on a live run its hook is also called as soon as it is due (to stop the
+ * run: ltap_loop_step returns 0), and again in its place in the final
+ * drain. */
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period);
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id);
 /* Ticks of timer id skipped so far (see ltap_loop_set_realtime). */

@@ -137,7 +137,7 @@ gcc -O2 -I "$TOP/runtime" -o "$FLOOR" "$HERE/floor.c" || die "cannot compile ben
 # ltap's other ways of counting: the C aggregate fed from Lua
 { echo 'local n = stats()'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}function(e) n:inc(e.comm) end)"
   cat <<'EOF2'
-finish(function() for k, v in sorted(n) do printf("%s %d\n", k, v) end end)
+finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "table" and v.count or v) end end)
 EOF2
 } >"$TMP/count_stats.lua"
 

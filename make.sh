@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev"
+PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev libxxhash-dev"
 # the tests' peers and tools: trace-cmd, Chromium (the flame graph SVG),
 # python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl),
 # elfutils (eu-addr2line) and libc6-dbg (libc's DWARF) for the symbol comparison;

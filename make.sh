@@ -22,7 +22,9 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # profile, flame graph and annotate tests.
 # pandoc: the manual pages from docs/ (built whenever pandoc is there; the
 # test builds require them, -DLTAP_MAN=ON).
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv"
+# qemu-system-x86 (with SeaBIOS and QEMU's option ROMs): the guest ltap vmboot's
+# test boots under KVM.
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv qemu-system-x86"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

@@ -175,13 +175,14 @@ static void stream_advance(struct ltap_stream *st)
 		nr = v[5];
 		if (48 + nr * 8 + 4 > (uint64_t)h->size - sizeof *h)
 			continue;
-		/* ltap reading its rings, symbolizing, running the script: a profile
-		 * of the system is not about that, as the tracepoint path's filter
-		 * (common_pid != ltap) says too */
-		if ((uint32_t)v[2] == c->owner->self)
-			continue;
 		raw = (const char *)(v + 6 + nr);
 		memcpy(&rawsize, raw, sizeof rawsize);
+		/* ltap reading its rings, symbolizing, running the script: a profile
+		 * of the system is not about that, where BPF did not drop them. A
+		 * tracepoint's are the kernel filter's to keep or drop: an event of
+		 * ltap's may be about another task (source.c) */
+		if (rawsize < 8 && (uint32_t)v[2] == c->owner->self)
+			continue;
 		c->s.cur.side = 0;
 		c->s.cur.ts = v[3];
 		c->s.cur.cpu = (int)(uint32_t)v[4];

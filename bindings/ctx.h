@@ -77,6 +77,9 @@ struct ltap_evdesc {
 	int nfields;
 	struct ltap_probe *probes;
 	int perf;         /* served by the perf ring (stacks), not the instance */
+	/* a tracepoint's chains: the first kernel frame seen to be the tracing's
+	 * own (__traceiter_NAME), and one seen not to be (stack.c) */
+	uint64_t tracing_leaf, traced_leaf;
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 };
@@ -388,6 +391,10 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 #define LTAP_STACK_MAX_FRAMES 512
 struct ltap_frame;
 int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw);
+/* frames[0..n) of r (raw: NULL or their addresses) without the tracing's
+ * own first frame of a tracepoint's chain; the number left */
+int ltap_stack_untraced(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw,
+			int n);
 /* leaf.c: e:leaf() (STACK_LEAF): sym, module, kernel, off, addr of frame 1 */
 int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r);
 /* scripttext.c: e:script(PERIOD) (STACK_SCRIPT; arg: the stack index of

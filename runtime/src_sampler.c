@@ -10,6 +10,8 @@
  * tid) so it dispatches the same way. */
 #include "src_sampler.h"
 
+#include "catalog.h"
+#include "filter.h"
 #include "log.h"
 #include "source.h"
 #include "notself.h"
@@ -38,6 +40,7 @@ struct ltap_sampler_event {
 	uint64_t freq;      /* profile: samples per second */
 	int rec_id;         /* profile: the common_type its records carry */
 	const char *filter; /* tracepoint filter (ftrace syntax), or NULL */
+	const struct ltap_source_event *src; /* what the run declared (a refused filter's parts) */
 };
 
 struct prof_id {
@@ -71,6 +74,7 @@ struct ltap_sampler {
 	struct ltap_proc *proc; /* fed by COMM and FORK records when task_changed is set */
 	void (*task_changed)(void *ud, int tid, int exec);
 	void *task_ud;
+	struct ltap_catalog *cat; /* the formats: a refused filter's reason */
 	int on_exec; /* enabled by the kernel at the target's exec */
 	uint32_t self; /* ltap's pid: its own samples are left out */
 	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
@@ -283,6 +287,33 @@ static size_t sampler_pages(size_t ring_kb)
 	return n < 8 ? 8 : n;
 }
 
+/* The kernel refused e's filter (the union of its probes' filters, and
+ * what source.c adds): names the probe whose own filter the kernel refuses,
+ * with the reason ltap's filter parser (filter.c, the kernel's grammar)
+ * gives, since the ioctl says only EINVAL. */
+static void sampler_filter_error(struct ltap_sampler *s, const struct ltap_sampler_event *e, int fd)
+{
+	const struct ltap_source_event *ev = e->src;
+	struct tep_event *fmt = ltap_catalog_event(s->cat, e->name);
+
+	for (int i = 0; ev && i < ev->nparts; i++) {
+		const struct ltap_source_filter *p = &ev->parts[i];
+		char why[1024];
+		struct ltap_filter *f;
+
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, p->text) == 0)
+			continue;
+		f = fmt ? ltap_filter_new(fmt, p->text, NULL, NULL, why, sizeof why) : NULL;
+		if (f || !fmt) {
+			ltap_filter_free(f);
+			snprintf(why, sizeof why, "the kernel refuses it (%s)", strerror(EINVAL));
+		}
+		ltap_err("%sprobe %s: bad filter '%s': %s", p->where, e->name, p->text, why);
+		return;
+	}
+	ltap_err("probe %s: bad filter: the kernel refuses '%s' (%s)", e->name, e->filter, strerror(EINVAL));
+}
+
 /* One event on one CPU for one target: fd into s->fds, output into c's ring. */
 static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const struct ltap_sampler_event *e,
 			    pid_t pid, int cpu, int track, size_t pages)
@@ -323,7 +354,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 		s->notself = -errno;
 	}
 	if (e->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter) < 0) {
-		ltap_err("probe %s: bad filter '%s'", e->name, e->filter);
+		sampler_filter_error(s, e, fd);
 		return -EINVAL;
 	}
 	if (e->tp_id < 0) {
@@ -460,6 +491,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 		n += env->events[i].perf;
 	if (!n)
 		return 0;
+	s->cat = env->cat;
 	if (env->task_changed) {
 		s->proc = env->proc;
 		s->task_changed = env->task_changed;
@@ -479,6 +511,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 		if (!ev->perf)
 			continue;
 		e->name = names[n];
+		e->src = ev;
 		if (ev->sys) {
 			snprintf(names[n], sizeof *names, "%s:%s", ev->sys, ev->name);
 			e->tp_id = ev->id;

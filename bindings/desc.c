@@ -233,12 +233,39 @@ static int desc_kernel_filter(struct ltap_evdesc *d, struct ltap_source_event *e
 	return 0;
 }
 
+/* --record saves what the instance's rings read; the perf rings' samples
+ * are not in it, and a trace.dat carries no call chains (nor the mappings
+ * that would name their user frames) that a replay could hand back: a
+ * stack probe or a profile would replay to nothing. Refused by name, before
+ * anything is attached; -1 when refused (logged). */
+static int desc_record_check(struct ltap_ctx *ctx)
+{
+	if (!ctx->opt.record)
+		return 0;
+	for (struct ltap_probe *p = ctx->probes; p; p = p->next) {
+		if (p->freq) {
+			ltap_err("%srecord: profile() samples come from a perf ring, which --record does not save "
+				 "(ltap profile --save keeps them as perf script text)", p->where);
+			return -1;
+		}
+		if (p->stack) {
+			ltap_err("%srecord: probe %s:%s has stack=true: its events come from a perf ring, which "
+				 "--record does not save (a trace.dat holds no call chains to replay); record it without "
+				 "stack=true", p->where, p->desc->ev->system, p->desc->ev->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out)
 {
 	struct ltap_source_event *evs;
 	int n = 0;
 
 	*out = NULL;
+	if (desc_record_check(ctx))
+		return -1;
 	for (int id = 0; id < ctx->nids; id++)
 		n += ctx->by_id[id] != NULL;
 	if (!n)

@@ -76,7 +76,9 @@ struct ltap_evdesc {
 	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
 	int nfields;
 	struct ltap_probe *probes;
-	int perf;         /* served by the perf ring (stacks), not the instance */
+	/* under -p / -c, the instance serves the stack probes too: the events
+	 * about a target that the running task is not (desc.c, dispatch.c) */
+	int copies;
 	/* a tracepoint's chains: the first kernel frame seen to be the tracing's
 	 * own (__traceiter_NAME), and one seen not to be (stack.c) */
 	uint64_t tracing_leaf, traced_leaf;

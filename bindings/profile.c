@@ -50,7 +50,6 @@ int profile_profile(lua_State *L)
 	if (ctx->nprofiles == MAX_PROFILES)
 		return luaL_error(L, "profile: at most %d profiles", MAX_PROFILES);
 	d = ltap_desc_synthetic(L, ctx, PROFILE_ID_TOP - ctx->nprofiles++, "profile:cpu-clock", &ltap_kind_synthetic);
-	d->perf = 1;
 	p = ltap_probe_add(L, ctx, d, 2, NULL); /* the handlers table keeps COUNTS alive */
 	p->freq = hz;
 	p->count = count;

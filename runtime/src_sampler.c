@@ -72,6 +72,7 @@ struct ltap_sampler {
 	int nids;
 	struct ltap_symbols *syms;
 	struct ltap_proc *proc; /* fed by COMM and FORK records when task_changed is set */
+	struct ltap_proc *follow; /* per-task events: the tasks they follow, marked there */
 	void (*task_changed)(void *ud, int tid, int exec);
 	void *task_ud;
 	struct ltap_catalog *cat; /* the formats: a refused filter's reason */
@@ -119,7 +120,16 @@ static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h
 		memcpy(v, p, sizeof v);
 		if (v[0] == v[2] && v[0] != v[1])
 			ltap_symbols_fork(syms, (int)v[1], (int)v[0]);
+		if (c->owner->follow) /* the child inherits the events */
+			ltap_proc_follow(c->owner->follow, (int)v[2], 1);
 		sampler_task(c->owner, h);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		uint32_t v[4]; /* pid, ppid, tid, ptid: its events end here */
+		memcpy(v, p, sizeof v);
+		if (c->owner->follow)
+			ltap_proc_follow(c->owner->follow, (int)v[2], 0);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -152,7 +162,8 @@ static void stream_advance(struct ltap_stream *st)
 		uint32_t rawsize;
 		uint64_t nr;
 
-		if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_COMM) {
+		if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_COMM ||
+		    (h->type == PERF_RECORD_EXIT && c->owner->follow)) {
 			/* in time order with the samples (stream_apply), not as read:
 			 * each CPU's ring is read in turn */
 			if (h->size < sizeof *h + SIDE_TRAILER) {
@@ -527,6 +538,11 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 			e->rec_id = ev->id;
 		}
 		n++;
+	}
+	if (!rc && env->npids) { /* what the per-task events follow, from now on */
+		s->follow = env->proc;
+		for (int i = 0; i < env->npids; i++)
+			ltap_proc_follow(s->follow, env->pids[i], 1);
 	}
 	if (!rc)
 		rc = sampler_open(s, evs, n, env->pids, env->npids, env->command != 0, env->buffer_kb / 8);

@@ -17,8 +17,9 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # own process killed by pid). Without systemd (containers, CI) nothing starts.
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
-# profile, flame graph and annotate tests.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf"
+# profile, flame graph and annotate tests; bpftrace: the peer of ltap
+# offcpu's test (sched_switch with user stacks on the same workload).
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf bpftrace"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

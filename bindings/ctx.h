@@ -38,6 +38,10 @@ struct ltap_probe {
 	/* profile(HZ, COUNTS): samples counted straight into an ltap.stackcount,
 	 * no Lua call per sample (*count NULL once the count is closed) */
 	struct ltap_stackcount **count;
+	/* a handler in C (ltap.offcpu): no event table, no Lua call; nonzero
+	 * ends the run (it said why) */
+	int (*cfn)(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r);
+	void *cdata;
 	char where[128];              /* "file:line:" of the declaration */
 };
 
@@ -79,6 +83,7 @@ struct ltap_evdesc {
 	/* under -p / -c, the instance serves the stack probes too: the events
 	 * about a target that the running task is not (desc.c, dispatch.c) */
 	int copies;
+	int switches;     /* the targets' switches in, from perf's context-switch records */
 	/* a tracepoint's chains: the first kernel frame seen to be the tracing's
 	 * own (__traceiter_NAME), and one seen not to be (stack.c) */
 	uint64_t tracing_leaf, traced_leaf;
@@ -201,6 +206,9 @@ struct ltap_ctx {
 };
 
 #define LTAP_TIMER_DURATION (-1)
+/* synthetic events (profiles, perf's switch records) take ids down from
+ * here, counted by ctx->nprofiles: above any tracepoint's */
+#define LTAP_SYNTHETIC_ID_TOP 65535
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 /* The context of L's state (kept in its extra space: no lookup). */
@@ -387,6 +395,9 @@ int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count,
 long ltap_stackcount_stack(lua_State *L, struct ltap_stackcount *sc, struct ltap_ctx *ctx, const struct ltap_rec *r,
 			   const char *comm, size_t len, int64_t n);
 void ltap_open_flame(lua_State *L, struct ltap_ctx *ctx);
+/* offcpu.c: ltap.offcpu(COUNTS, OPTS), off-CPU time counted in C */
+int offcpu_offcpu(lua_State *L);
+void ltap_open_offcpu(lua_State *L, struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
 enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF, STACK_SCRIPT };
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;

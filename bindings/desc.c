@@ -301,6 +301,7 @@ static int desc_plan_one(struct ltap_evdesc *d, struct ltap_source_event *ev, in
 	ev->id = d->id;
 	ev->perf = perf;
 	ev->task_only = d->task && !d->probes;
+	ev->switches = d->switches;
 	if (d->ev) {
 		ev->sys = d->ev->system;
 		ev->name = d->ev->name;

@@ -107,6 +107,11 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 				break;
 			continue;
 		}
+		if (p->cfn) {
+			if (p->cfn(ctx, p, d, pr) != 0)
+				break;
+			continue;
+		}
 		if (!filled++)
 			ltap_event_fill(ctx, d, pr);
 		ctx->event->rec = pr;

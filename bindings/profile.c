@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#define PROFILE_ID_TOP 65535 /* profiles take ids down from here: above any tracepoint's */
 #define MAX_PROFILES 16
 #define MAX_FREQ 100000
 
@@ -49,7 +48,8 @@ int profile_profile(lua_State *L)
 		return luaL_error(L, "profile: profiles are declared when the script loads, not in handlers");
 	if (ctx->nprofiles == MAX_PROFILES)
 		return luaL_error(L, "profile: at most %d profiles", MAX_PROFILES);
-	d = ltap_desc_synthetic(L, ctx, PROFILE_ID_TOP - ctx->nprofiles++, "profile:cpu-clock", &ltap_kind_synthetic);
+	d = ltap_desc_synthetic(L, ctx, LTAP_SYNTHETIC_ID_TOP - ctx->nprofiles++, "profile:cpu-clock",
+				&ltap_kind_synthetic);
 	p = ltap_probe_add(L, ctx, d, 2, NULL); /* the handlers table keeps COUNTS alive */
 	p->freq = hz;
 	p->count = count;

@@ -77,6 +77,7 @@ struct ltap_sampler {
 	void *task_ud;
 	struct ltap_catalog *cat; /* the formats: a refused filter's reason */
 	int on_exec; /* enabled by the kernel at the target's exec */
+	int switch_id; /* the record id of the targets' switches in (context_switch), or -1 */
 	uint32_t self; /* ltap's pid: its own samples are left out */
 	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
 };
@@ -151,6 +152,36 @@ static int sampler_prof_id(struct ltap_sampler *s, uint64_t id)
 	return -1;
 }
 
+/* A target switched in (PERF_RECORD_SWITCH, its sample_id trailer: pid,
+ * tid, time, cpu, identifier) as a record of the switches' id: the common
+ * header only, common_pid the task; an empty call chain marks it the perf
+ * ring's. 1 when cur holds it. */
+static int sampler_switch_in(struct cpu_stream *c, const struct perf_event_header *h)
+{
+	static const uint64_t no_chain[1];
+	const char *t = (const char *)h + h->size - SIDE_TRAILER;
+	uint16_t type = (uint16_t)c->owner->switch_id;
+	uint32_t ids[2], cpu;
+
+	if (h->size < sizeof *h + SIDE_TRAILER)
+		return 0;
+	memcpy(ids, t, sizeof ids);
+	memcpy(&c->s.cur.ts, t + 8, sizeof c->s.cur.ts);
+	memcpy(&cpu, t + 16, sizeof cpu);
+	memset(c->hdr, 0, sizeof c->hdr);
+	memcpy(c->hdr, &type, sizeof type);
+	memcpy(c->hdr + 4, &ids[1], sizeof ids[1]);
+	c->s.cur.side = 0;
+	c->s.cur.cpu = (int)cpu;
+	c->s.cur.pid = (int)ids[0];
+	c->s.cur.data = c->hdr;
+	c->s.cur.size = (int)sizeof c->hdr;
+	c->s.cur.callchain = no_chain;
+	c->s.cur.nr_callchain = 0;
+	c->s.has = 1;
+	return 1;
+}
+
 static void stream_advance(struct ltap_stream *st)
 {
 	struct cpu_stream *c = (struct cpu_stream *)st;
@@ -181,6 +212,11 @@ static void stream_advance(struct ltap_stream *st)
 			c->side = h;
 			c->s.has = 1;
 			return;
+		}
+		if (h->type == PERF_RECORD_SWITCH && c->owner->switch_id >= 0) {
+			if (!(h->misc & PERF_RECORD_MISC_SWITCH_OUT) && sampler_switch_in(c, h))
+				return;
+			continue;
 		}
 		if (h->type != PERF_RECORD_SAMPLE) {
 			sampler_side(c, h);
@@ -247,7 +283,7 @@ static const struct ltap_stream_ops sampler_ops = {
 };
 
 static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_event *e, int track,
-			 size_t ring_bytes, int inherit, int on_exec)
+			 size_t ring_bytes, int inherit, int on_exec, int switches)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
@@ -277,6 +313,7 @@ static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_ev
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		a->context_switch = (unsigned)switches;
 	}
 }
 
@@ -333,7 +370,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 	size_t bytes = pages * (size_t)getpagesize();
 	int fd, err;
 
-	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec);
+	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec, pid != -1 && s->switch_id >= 0);
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -498,8 +535,11 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 	char (*names)[128], **filters;
 	int n = 0, rc = 0;
 
-	for (int i = 0; i < env->nevents; i++)
-		n += env->events[i].perf;
+	for (int i = 0; i < env->nevents; i++) {
+		n += env->events[i].perf && !env->events[i].switches;
+		if (env->events[i].switches)
+			s->switch_id = env->events[i].id; /* records of the per-task events, none of its own */
+	}
 	if (!n)
 		return 0;
 	s->cat = env->cat;
@@ -519,7 +559,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 	for (int i = 0; i < env->nevents && !rc; i++) {
 		struct ltap_source_event *ev = &env->events[i];
 		struct ltap_sampler_event *e = &evs[n];
-		if (!ev->perf)
+		if (!ev->perf || ev->switches)
 			continue;
 		e->name = names[n];
 		e->src = ev;
@@ -573,5 +613,6 @@ struct ltap_source *ltap_sampler_new(struct ltap_symbols *syms)
 	s->src.ops = &sampler_ops_src;
 	s->syms = syms;
 	s->notself = -ENOENT; /* a run without perf events opens none, and closes none (not fd 0) */
+	s->switch_id = -1;
 	return &s->src;
 }

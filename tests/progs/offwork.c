@@ -3,7 +3,8 @@
  *   offwork N [@FILE] [HOLD]
  *     sleeper: N times func_A (sleeps 10 ms), then func_B (30 ms);
  *     writer:  4N times writer_sleep (10 ms), then writes a byte to a pipe;
- *     reader:  4N times reader_wait, blocked in read() on that pipe.
+ *     reader:  4N times reader_wait, blocked in read() on that pipe
+ *   (each thread named so: its comm).
  *   After FILE exists (gate.h). At the end it prints, per function, the
  *   nanoseconds it spent in its blocking system calls by CLOCK_MONOTONIC,
  *   and each thread's id ("tid sleeper 1234"); with HOLD (a path) it then
@@ -12,6 +13,7 @@
  * Each function makes its system call itself (inline syscall, frame
  * pointers): the function is the leaf user frame of the blocked stack, not
  * hidden behind a libc wrapper built without frame pointers. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "gate.h"
 
 #include <pthread.h>
@@ -79,6 +81,7 @@ static void *sleeper(void *arg)
 {
 	(void)arg;
 	tid_sleeper = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), "sleeper");
 	for (long i = 0; i < n_rounds; i++) {
 		func_A();
 		func_B();
@@ -90,6 +93,7 @@ static void *writer(void *arg)
 {
 	(void)arg;
 	tid_writer = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), "writer");
 	for (long i = 0; i < 4 * n_rounds; i++) {
 		writer_sleep();
 		if (write(pipefd[1], "x", 1) != 1)
@@ -102,6 +106,7 @@ static void *reader(void *arg)
 {
 	(void)arg;
 	tid_reader = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), "reader");
 	for (long i = 0; i < 4 * n_rounds; i++)
 		reader_wait();
 	return NULL;

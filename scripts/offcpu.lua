@@ -6,16 +6,16 @@
 --   # Off-CPU time: 2.011 s in 4 stacks (states S and D), top 2
 --
 --   754.012 ms  sleeper (37.5%)
---       __schedule
---       schedule
---       do_nanosleep
---       hrtimer_nanosleep
---       __x64_sys_nanosleep
---       do_syscall_64
---       entry_SYSCALL_64_after_hwframe
---       func_B
---       sleeper
---       start_thread
+--     __schedule
+--     schedule
+--     do_nanosleep
+--     hrtimer_nanosleep
+--     __x64_sys_nanosleep
+--     do_syscall_64
+--     entry_SYSCALL_64_after_hwframe
+--     func_B
+--     sleeper
+--     start_thread
 --
 -- Where threads wait: each time a thread leaves the CPU blocked (state S,
 -- sleeping, or D, uninterruptible: -s), its kernel and user stack is kept;

@@ -209,6 +209,7 @@ struct ltap_ctx {
 /* synthetic events (profiles, perf's switch records) take ids down from
  * here, counted by ctx->nprofiles: above any tracepoint's */
 #define LTAP_SYNTHETIC_ID_TOP 65535
+#define LTAP_MAX_SYNTHETIC 16
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 /* The context of L's state (kept in its extra space: no lookup). */

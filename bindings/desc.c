@@ -288,7 +288,8 @@ static int desc_record_check(struct ltap_ctx *ctx)
 		if (p->stack) {
 			ltap_err("%srecord: probe %s:%s has stack=true: its events come from a perf ring, which "
 				 "--record does not save (a trace.dat holds no call chains to replay); record it without "
-				 "stack=true", p->where, p->desc->ev->system, p->desc->ev->name);
+				 "stack=true", p->where, p->desc->ev ? p->desc->ev->system : "perf",
+				 p->desc->ev ? p->desc->ev->name : "switch_in");
 			return -1;
 		}
 	}

@@ -48,8 +48,9 @@ struct offcpu {
 	int self;
 	uint64_t unseen; /* blocks whose switch in was not seen, ended by the next switch out */
 	uint64_t last[OFFCPU_CPUS]; /* per CPU, the time of the last switch seen there */
-	/* fields, resolved once */
+	/* fields, resolved once; the sizes a record must have for them */
 	int prev_pid, prev_comm, prev_comm_size, next_pid, woken_pid;
+	int out_size, in_size, woken_size;
 };
 
 static int offcpu_gc(lua_State *L)
@@ -106,7 +107,7 @@ static int offcpu_out(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_ev
 	(void)d;
 	if (r->callchain && !r->nr_callchain) /* the instance's copy: the running task is no target */
 		return 0;
-	if (tid == o->self || tid == 0 || (r->size < o->prev_comm + o->prev_comm_size))
+	if (r->size < o->out_size || tid == o->self || tid == 0)
 		return 0;
 	if (ltap_blocked_in(o->blocked, tid, &t)) {
 		o->unseen++;
@@ -127,11 +128,11 @@ static int offcpu_out(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_ev
 static int offcpu_waking(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
 	struct offcpu *o = p->cdata;
-	int woken = offcpu_int(r, o->woken_pid), tid;
+	int tid;
 	const char *comm;
 	long key;
 
-	if (!ltap_blocked_has(o->blocked, woken))
+	if (r->size < o->woken_size || !ltap_blocked_has(o->blocked, offcpu_int(r, o->woken_pid)))
 		return 0;
 	tid = ltap_rec_tid(d, r);
 	comm = ltap_proc_comm(ctx->proc, tid);
@@ -139,7 +140,7 @@ static int offcpu_waking(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap
 	if (key == -2)
 		return -1;
 	if (key >= 0)
-		ltap_blocked_woken(o->blocked, woken, key);
+		ltap_blocked_woken(o->blocked, offcpu_int(r, o->woken_pid), key);
 	return 0;
 }
 
@@ -152,7 +153,7 @@ static int offcpu_in(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evd
 	(void)d;
 	if ((unsigned)r->cpu < OFFCPU_CPUS)
 		o->last[r->cpu] = r->ts;
-	if (!ltap_blocked_in(o->blocked, offcpu_int(r, o->next_pid), &t))
+	if (r->size < o->in_size || !ltap_blocked_in(o->blocked, offcpu_int(r, o->next_pid), &t))
 		return 0;
 	return offcpu_end(ctx, o, &t, r->ts);
 }
@@ -243,8 +244,8 @@ static void offcpu_switches(lua_State *L, struct ltap_ctx *ctx, int handler, con
 	struct ltap_evdesc *d;
 	struct ltap_probe *p;
 
-	if (ctx->nprofiles == 16)
-		luaL_error(L, "ltap.offcpu: too many synthetic events");
+	if (ctx->nprofiles == LTAP_MAX_SYNTHETIC)
+		luaL_error(L, "ltap.offcpu: at most %d profiles and off-CPU profiles", LTAP_MAX_SYNTHETIC);
 	d = ltap_desc_synthetic(L, ctx, LTAP_SYNTHETIC_ID_TOP - ctx->nprofiles++, "perf:switch_in",
 				&ltap_kind_synthetic);
 	d->switches = 1;
@@ -307,6 +308,9 @@ int offcpu_offcpu(lua_State *L)
 	o->next_pid = offcpu_field(L, sw, "next_pid", NULL);
 	if (wk)
 		o->woken_pid = offcpu_field(L, wk, "pid", NULL);
+	o->out_size = o->prev_pid + 4 > o->prev_comm + o->prev_comm_size ? o->prev_pid + 4 : o->prev_comm + o->prev_comm_size;
+	o->in_size = o->next_pid + 4;
+	o->woken_size = o->woken_pid + 4;
 	if (!(o->blocked = ltap_blocked_new(OFFCPU_MAX_BLOCKED)))
 		return luaL_error(L, "out of memory");
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#define MAX_PROFILES 16
 #define MAX_FREQ 100000
 
 static uint64_t profile_freq(lua_State *L, int arg)
@@ -46,8 +45,8 @@ int profile_profile(lua_State *L)
 		luaL_argexpected(L, lua_type(L, 2) == LUA_TFUNCTION, 2, "function or ltap.stackcount");
 	if (ctx->running)
 		return luaL_error(L, "profile: profiles are declared when the script loads, not in handlers");
-	if (ctx->nprofiles == MAX_PROFILES)
-		return luaL_error(L, "profile: at most %d profiles", MAX_PROFILES);
+	if (ctx->nprofiles == LTAP_MAX_SYNTHETIC)
+		return luaL_error(L, "profile: at most %d profiles", LTAP_MAX_SYNTHETIC);
 	d = ltap_desc_synthetic(L, ctx, LTAP_SYNTHETIC_ID_TOP - ctx->nprofiles++, "profile:cpu-clock",
 				&ltap_kind_synthetic);
 	p = ltap_probe_add(L, ctx, d, 2, NULL); /* the handlers table keeps COUNTS alive */

@@ -15,11 +15,15 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # Debian's prometheus.service (:9090) and, as recommended, the node exporter
 # (:9100); the tests neither use nor touch them (free loopback ports, their
 # own process killed by pid). Without systemd (containers, CI) nothing starts.
+# lua5.4 and lua-luv: Debian's own Lua interpreter and libuv binding, the
+# hosts of require "ltap" in the embedding test (tests/live/embed.sh).
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
 # profile, flame graph and annotate tests; bpftrace: the peer of ltap
 # offcpu's test (sched_switch with user stacks on the same workload).
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf bpftrace"
+# pandoc: the manual pages from docs/ (built whenever pandoc is there; the
+# test builds require them, -DLTAP_MAN=ON).
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv bpftrace"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""
@@ -47,8 +51,8 @@ case "${1:-}" in
     ;;
   test)
     install_deps $PKGS $TEST_PKGS
-    build build
-    build build-asan -DLTAP_SANITIZE=ON
+    build build -DLTAP_MAN=ON
+    build build-asan -DLTAP_SANITIZE=ON -DLTAP_MAN=ON
     rc=0
     echo "== tests: plain build"
     (cd build && ctest --output-on-failure) || rc=1

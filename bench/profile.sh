@@ -30,7 +30,7 @@
 #   ltap profile   `ltap profile -F HZ -a -d SECS --folded F --svg S`: the
 #                  whole run, live ring reading, symbols, folding, the report,
 #                  the folded file and the SVG, start-up included (the kernel
-#                  symbol cache made by a run before the rounds: README)
+#                  symbol cache made by a run before the rounds: docs/profiles.md)
 #   perf record    `perf record -F HZ -a -g -o DATA -- sleep SECS`
 #   perf script    `perf script -i DATA` (symbolizing and printing the stacks,
 #                  what stackcollapse-perf.pl reads; no fold, no SVG)

@@ -81,9 +81,7 @@ static long offcpu_stack(struct ltap_ctx *ctx, struct offcpu *o, const struct lt
 	if (key >= 0)
 		return key;
 	ltap_err("offcpu: out of memory keeping stacks");
-	ctx->failed = 1;
-	if (ctx->loop)
-		ltap_loop_halt(ctx->loop);
+	ltap_run_end(ctx, LTAP_END_ERROR);
 	return -2;
 }
 
@@ -191,9 +189,7 @@ static int offcpu_end(struct ltap_ctx *ctx, struct offcpu *o, const struct ltap_
 		lua_gc(ctx->L, LUA_GCCOLLECT);
 	}
 	ltap_err("offcpu: out of memory keeping stacks");
-	ctx->failed = 1;
-	if (ctx->loop)
-		ltap_loop_halt(ctx->loop);
+	ltap_run_end(ctx, LTAP_END_ERROR);
 	return -1;
 }
 
@@ -287,8 +283,9 @@ int offcpu_offcpu(lua_State *L)
 		wakers = lua_toboolean(L, -1);
 		lua_pop(L, 3);
 	}
-	if (ctx->running)
+	if (ltap_run_started(ctx))
 		return luaL_error(L, "ltap.offcpu: declared when the script loads, not in handlers");
+	ltap_ctx_catalog(L, ctx); /* the sources: their formats */
 	if (ctx->face)
 		return luaL_error(L, "ltap.offcpu: a text trace has no call chains");
 	sw = offcpu_event(L, ctx, "sched:sched_switch");

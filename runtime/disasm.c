@@ -9,7 +9,7 @@
  * branch targets as "11c1 <cold_helper>", RIP-relative operands followed by
  * "        # 4050 <sink>", and an AT&T size suffix only where no register
  * operand of that size implies it (never for push, pop, call, jmp, ret,
- * whose 64-bit size is the default). README (ltap annotate) says how often
+ * whose 64-bit size is the default). docs/annotate.md says how often
  * the text equals objdump's over whole libraries.
  *
  * The ELF file is opened as symbols.c opens mappings (dwfile.h: no

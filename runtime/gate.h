@@ -11,7 +11,7 @@
  *
  * The other end is not perf's: perf stops counting a task in
  * perf_event_exit_task(), before the kernel tears down its address space,
- * while ltap sees the task to its last event (README, "-c counts").
+ * while ltap sees the task to its last event (docs/design.md, "-c counts").
  *
  * The per-event cost is one test of `active` when no command is held. */
 #ifndef LTAP_GATE_H

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void ltap_sources_counts(struct ltap_source *const *s, int n, ltap_source_count_fn fn, void *ud)
 {
@@ -44,25 +43,27 @@ static int source_subjects(const struct tep_event *ev, const char **out, int max
 	return n;
 }
 
-/* System-wide, ltap leaves out its own events, as trace-cmd does: each read
- * of a ring is a syscall, and tracing them would feed the rings with events
- * of the reader itself (~9000 reads/s of nearly empty pages here). But an
- * event about another task is kept whoever runs: ltap switched out for the
- * task it hands the CPU to, a timer waking a task while ltap runs. Such an
- * event names that task in a field (source_subjects), and is left out only
- * when every task it names is ltap; ltap's own switches and wake-ups cost a
- * few events per batch read, which read no more of them. */
+/* System-wide, the ltap command leaves out its own events, as trace-cmd
+ * does: each read of a ring is a syscall, and tracing them would feed the
+ * rings with events of the reader itself (~9000 reads/s of nearly empty
+ * pages here). A program hosting libltap is traced as any other (env->self
+ * 0): it may be what it watches. But an event about another task is kept
+ * whoever runs: ltap switched out for the task it hands the CPU to, a timer
+ * waking a task while ltap runs. Such an event names that task in a field
+ * (source_subjects), and is left out only when every task it names is
+ * ltap; ltap's own switches and wake-ups cost a few events per batch read,
+ * which read no more of them. */
 char *ltap_source_kernel_filter(const struct ltap_source_event *ev, const struct ltap_source_env *env, int *err)
 {
 	const char *subj[8];
 	struct tep_event *fmt = NULL;
 	char spec[256], self[1024];
 	char *out = NULL;
-	int n = 0, k = 0, pid = (int)getpid();
+	int n = 0, k = 0, pid = (int)env->self;
 	size_t used;
 
 	*err = 0;
-	if (env->npids) {
+	if (env->npids || !env->self) {
 		if (ev->filter && !(out = strdup(ev->filter)))
 			*err = -ENOMEM;
 		return out;

@@ -34,8 +34,9 @@ LOCK_WAIT = 1200
 TEST_SLACK = 15
 BLOCK_INDENT = "    "
 # a name ltap gives what it makes in the kernel: instance ltap-PID, uprobe
-# group ltap_PID, command cgroup ltap-PID-CHILD
-OWNER = re.compile(r"\bltap[-_](\d+)\b")
+# group ltap_PID, command cgroup ltap-PID-CHILD; a process's N-th host alive
+# at once (libltap) names its instance ltap-PID-N and its group ltap_PID_N
+OWNER = re.compile(r"\bltap[-_](\d+)(?:[-_]\d+)?\b")
 
 # directive -> kind: "one" (at most once), "many" (repeatable)
 DIRECTIVES = {

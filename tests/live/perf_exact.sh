@@ -23,7 +23,7 @@
 # a cache changed between the two runs (a directory block or file page
 # evicted meanwhile: ext4 buffer pages, one more copy-on-write fault or page
 # table); so a pair is tried up to 4 times and one must agree exactly.
-# README: "-c counts".
+# docs/design.md: "-c counts".
 . "$(dirname "$0")/lib.sh"
 grep -q group_dead $T/events/sched/sched_process_exit/format ||
   { echo "SKIP: this kernel traces sched_process_exit after exit_mm: the exit teardown cannot be left out"; exit 0; }

@@ -52,7 +52,7 @@ run_ltap $WORK/out $WORK/err record -e kmem:mm_page_alloc -e 'kmem:mm_page_free*
   -e kmem:mm_page_alloc_zone_locked -c "$PROGS/touch_pages 3000" -o $WORK/pp.dat
 expect_eq "record exit" 0 "$RC"
 # the file holds what the command's process did at ltap's start gate before
-# its exec; ltap leaves it out as the live run did (README "-c counts"), so
+# its exec; ltap leaves it out as the live run did (docs/design.md, "-c counts"), so
 # the original gets the report without it: the command's lines before its
 # task_rename
 trace-cmd report $WORK/pp.dat 2>/dev/null | awk '

@@ -156,9 +156,8 @@ static int offcpu_in(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evd
 	return offcpu_end(ctx, o, &t, r->ts);
 }
 
-/* a -p / -c target runs again, as perf's context-switch record says it in
- * the task's own context (whoever ran before: a task hidden from tracing
- * too) */
+/* a task runs again, as perf's context-switch record says it in the
+ * task's own context (whoever ran before: a task hidden from tracing too) */
 static int offcpu_switch_in(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d,
 			    const struct ltap_rec *r)
 {
@@ -229,12 +228,13 @@ static void offcpu_probe(lua_State *L, struct ltap_ctx *ctx, struct tep_event *e
 	p->cdata = o;
 }
 
-/* Under -p / -c, perf's context-switch records of the targets' per-task
- * events (perf record --switch-events): a switch in is recorded in the
- * task's own context, so a task that hands it the CPU unseen (hidden from
- * tracing, as a VM's agent may be) hides no switch in. The instance's
- * sched_switch gives them too, whichever comes first ends the block.
- * System-wide the sampler asks for none (every switch is seen). */
+/* perf's context-switch records (perf record --switch-events): of the
+ * targets' per-task events under -p / -c, of every CPU's system-wide. A
+ * switch in is recorded in the switched-in task's own context, so a task
+ * that hands it the CPU unseen (hidden from tracing, as a VM's agent may
+ * be: its own events reach no ring, nor its sched_switch) hides no switch
+ * in. The instance's sched_switch gives them too: whichever comes first
+ * ends the block. */
 static void offcpu_switches(lua_State *L, struct ltap_ctx *ctx, int handler, const char *where, struct offcpu *o)
 {
 	struct ltap_evdesc *d;

@@ -77,7 +77,7 @@ struct ltap_sampler {
 	void *task_ud;
 	struct ltap_catalog *cat; /* the formats: a refused filter's reason */
 	int on_exec; /* enabled by the kernel at the target's exec */
-	int switch_id; /* the record id of the targets' switches in (context_switch), or -1 */
+	int switch_id; /* the record id of switches in (context_switch), or -1 */
 	uint32_t self; /* the ltap command's pid: its own samples are left out */
 	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
 };
@@ -152,10 +152,12 @@ static int sampler_prof_id(struct ltap_sampler *s, uint64_t id)
 	return -1;
 }
 
-/* A target switched in (PERF_RECORD_SWITCH, its sample_id trailer: pid,
- * tid, time, cpu, identifier) as a record of the switches' id: the common
- * header only, common_pid the task; an empty call chain marks it the perf
- * ring's. 1 when cur holds it. */
+/* A task switched in (PERF_RECORD_SWITCH of a per-task event, or
+ * PERF_RECORD_SWITCH_CPU_WIDE of a CPU's, whose next_prev_pid and tid come
+ * first; both end with the sample_id trailer: pid, tid, time, cpu,
+ * identifier, written in the switched-in task's own context) as a record
+ * of the switches' id: the common header only, common_pid the task; an
+ * empty call chain marks it the perf ring's. 1 when cur holds it. */
 static int sampler_switch_in(struct cpu_stream *c, const struct perf_event_header *h)
 {
 	static const uint64_t no_chain[1];
@@ -213,7 +215,8 @@ static void stream_advance(struct ltap_stream *st)
 			c->s.has = 1;
 			return;
 		}
-		if (h->type == PERF_RECORD_SWITCH && c->owner->switch_id >= 0) {
+		if ((h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+		    c->owner->switch_id >= 0) {
 			if (!(h->misc & PERF_RECORD_MISC_SWITCH_OUT) && sampler_switch_in(c, h))
 				return;
 			continue;
@@ -370,7 +373,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 	size_t bytes = pages * (size_t)getpagesize();
 	int fd, err;
 
-	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec, pid != -1 && s->switch_id >= 0);
+	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec, s->switch_id >= 0);
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;

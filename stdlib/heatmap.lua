@@ -27,11 +27,7 @@ local M = {}
 
 local format, floor, max, min = string.format, math.floor, math.max, math.min
 local concat = table.concat
-
-local XML = {["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&#39;"}
-local function xml(s)
-  return (tostring(s):gsub("[&<>\"']", XML))
-end
+local xml = require("ltap.flamegraph").xml
 
 local Heat = {}
 Heat.__index = Heat

@@ -13,6 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/ltap-heat.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$here/chromium.sh"
 cd $work
 
 # the trace: the syscall tracer's lines of one thread, getppid entries and
@@ -72,8 +73,6 @@ PY
 [ $? -eq 0 ] || exit 1
 
 # 2. in the browser: the log2 map inlined, the linear one in a frame
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || fail "chromium is not installed (make.sh installs it)"
 {
   echo '<!DOCTYPE html><html><body>'
   grep -v '^<?xml' log2.svg
@@ -114,11 +113,5 @@ window.onload = function () {
 </script></body></html>
 JS
 } > page.html
-timeout 90 "$browser" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --allow-file-access-from-files \
-  --virtual-time-budget=10000 --user-data-dir=$work/profile --dump-dom "file://$work/page.html" > dom 2> browser.err
-result=$(sed -n 's/.*<pre id="result">\(.*\)<\/pre>.*/\1/p' dom)
-[ -n "$result" ] || { tail -5 browser.err; fail "browser: no result"; }
-echo "in Chromium: $result"
-case " $result" in *=false*) fail "browser: a check failed" ;; esac
-[ $(echo "$result" | wc -w) -eq 8 ] || fail "browser: expected 8 checks"
+browser_checks page.html 8
 echo "PASS t_heatmap.sh"

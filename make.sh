@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev"
+PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev libxxhash-dev"
 # the tests' peers and tools: trace-cmd, Chromium (the flame graph SVG),
 # python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl),
 # elfutils (eu-addr2line) and libc6-dbg (libc's DWARF) for the symbol comparison;
@@ -23,7 +23,9 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # offcpu's test (sched_switch with user stacks on the same workload).
 # pandoc: the manual pages from docs/ (built whenever pandoc is there; the
 # test builds require them, -DLTAP_MAN=ON).
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv bpftrace"
+# qemu-system-x86 (with SeaBIOS and QEMU's option ROMs): the guest ltap vmboot's
+# test boots under KVM.
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv qemu-system-x86 bpftrace"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

@@ -26,6 +26,7 @@ struct ltap_stackcount;
 struct ltap_task_event;
 struct ltap_event_ud;
 struct ltap_ctx;
+struct ltap_symfields;
 
 /* One probe() declaration. */
 struct ltap_probe {
@@ -45,6 +46,12 @@ struct ltap_probe {
 	int (*cfn)(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r);
 	void *cdata;
 	char where[128];              /* "file:line:" of the declaration */
+	/* hits: events that reached the handler (or count), an increment on
+	 * the per-event path; the rest is probestats.c's, once a second */
+	uint64_t hits, hits_checked;
+	char spec[160];               /* what the script named: "u:PATH:FUNC", "sys:event" */
+	int costly;                   /* a uprobe or kprobe: every hit traps the traced thread */
+	int warned;
 };
 
 /* How one kind of event reads (desc.c makes descriptors of a kind): raw
@@ -91,6 +98,10 @@ struct ltap_evdesc {
 	uint64_t tracing_leaf, traced_leaf;
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
+	/* e.sym: the print format's names of field values (symbolic.c), made
+	 * at the first e.sym of this event type */
+	struct ltap_symfields *sym;
+	int sym_ref;      /* registry ref: name -> index + 1; 0 until made */
 };
 
 /* What the event object (a reused Lua table, event.c) shows. */
@@ -254,6 +265,7 @@ struct ltap_ctx {
 };
 
 #define LTAP_TIMER_DURATION (-1)
+#define LTAP_TIMER_PROBES (-2) /* probestats.c's check of the probes' rates, once a second */
 /* synthetic events (profiles, perf's switch records) take ids down from
  * here, counted by ctx->nprofiles: above any tracepoint's */
 #define LTAP_SYNTHETIC_ID_TOP 65535
@@ -413,6 +425,19 @@ int ltap_event_push_slots(lua_State *L, struct ltap_ctx *ctx);
 void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);
 void ltap_event_clear(struct ltap_ctx *ctx);
 void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
+/* the event object's state in a handler (raises outside one) */
+struct ltap_event_ud *ltap_event_check(lua_State *L);
+/* probestats.c: each probe's hits and rate */
+/* the check of the interval ending at `at` (LTAP_TIMER_PROBES) */
+void ltap_probes_check(struct ltap_ctx *ctx, uint64_t at);
+/* at the end of a run: every probe's hits and rate, on stderr with -v or
+ * when the run has uprobes or kprobes */
+void ltap_probes_report(struct ltap_ctx *ctx);
+/* symbolic.c: e.sym */
+/* pushes the e.sym proxy of the event whose state is e */
+void ltap_sym_proxy(lua_State *L, struct ltap_event_ud *e);
+/* pushes a table of every symbolic field's text of the event (e:copy()) */
+void ltap_sym_copy(lua_State *L, struct ltap_event_ud *e);
 /* timer.c */
 void ltap_open_timer(lua_State *L, struct ltap_ctx *ctx);
 int ltap_dispatch_timer(void *ud, int id, uint64_t at);

@@ -33,6 +33,7 @@
 
 #include <event-parse.h>
 #include <lauxlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -248,6 +249,7 @@ static void offcpu_switches(lua_State *L, struct ltap_ctx *ctx, int handler, con
 	if (!(p = ltap_probe_on(ctx, d, handler, NULL, where)))
 		luaL_error(L, "out of memory");
 	p->stack = 1; /* served by the perf rings */
+	snprintf(p->spec, sizeof p->spec, "perf:switch_in");
 	p->cfn = offcpu_switch_in;
 	p->cdata = o;
 }

@@ -141,12 +141,18 @@ finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "tabl
 EOF2
 } >"$TMP/count_stats.lua"
 
+# and the aggregate fed in C, with no Lua per event (s:by)
+{ echo 'local n = stats()'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}n:by(\"comm\"))"
+  echo 'finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "table" and v.count or v) end end)'
+} >"$TMP/count_feed.lua"
+
 # per-tool arrays of per-round values
 declare -a base_w bt_w bt_cpu bt_cnt bt_lost bt_att pf_w pf_cpu pf_cnt pf_dup pf_lost pf_rec pf_att
 declare -a lt_w lt_cpu lt_cnt lt_lost lt_miss lt_att
 declare -a lb_w lb_cpu lb_cnt lb_lost lb_miss lb_att
 declare -a ls_w ls_cpu ls_cnt ls_lost ls_miss ls_att
 declare -a fl_w fl_cpu fl_cnt fl_lost fl_att
+declare -a lf_w lf_cpu lf_cnt lf_lost lf_miss lf_att
 
 run_workload() {     # -> WALL (ns)
 	local a
@@ -268,6 +274,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	printf ', floor'; round_floor
 	printf ', ltap'; round_ltap "$LT" lt
 	printf ', ltap stats()'; round_ltap "$LT" ls "$TMP/count_stats.lua"
+	printf ', ltap s:by'; round_ltap "$LT" lf "$TMP/count_feed.lua"
 	[[ -n $LB ]] && { printf ', ltap (BASE)'; round_ltap "$LB" lb; }
 	printf '\n'
 done
@@ -345,6 +352,7 @@ row perf "${pf_w[*]}" "${pf_cpu[*]}" "$(cell "${pf_cnt[@]}")" "$(cell "${pf_lost
 row floor "${fl_w[*]}" "${fl_cpu[*]}" "$(cell "${fl_cnt[@]}")" "$(cell "${fl_lost[@]}")"
 row ltap "${lt_w[*]}" "${lt_cpu[*]}" "$(cell "${lt_cnt[@]}")" "$(cell "${lt_lost[@]}")"
 row stats "${ls_w[*]}" "${ls_cpu[*]}" "$(cell "${ls_cnt[@]}")" "$(cell "${ls_lost[@]}")"
+row feed "${lf_w[*]}" "${lf_cpu[*]}" "$(cell "${lf_cnt[@]}")" "$(cell "${lf_lost[@]}")"
 [[ -n $LB ]] && row base "${lb_w[*]}" "${lb_cpu[*]}" "$(cell "${lb_cnt[@]}")" "$(cell "${lb_lost[@]}")"
 echo
 echo "counted: bpftrace '@[getppid_loop]', perf 'perf script | grep -c getppid_loop', ltap 'getppid_loop <n>'."
@@ -369,7 +377,9 @@ t_bt=$(awk -v a="$SLOW_ltap" -v c="$CPU_ltap" -v b="$SLOW_bpftrace" -v d="$CPU_b
 echo "ratios: slowdown ltap/bpftrace = $r_bt, ltap/perf = $r_pf;" \
 	"(slowdown + tracer CPU) ltap/bpftrace = $t_bt"
 echo "tracer CPU against the floor's: ltap (Lua table) $(awk -v a="$CPU_ltap" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
-	"ltap stats():inc $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x"
+	"ltap stats():inc $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
+	"ltap s:by (in C) $(awk -v a="$CPU_feed" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x;" \
+	"(slowdown + tracer CPU) of s:by against bpftrace's: $(awk -v a="$SLOW_feed" -v c="$CPU_feed" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')x"
 if [[ -n $LB ]]; then
 	echo "ltap against BASE ($BASE): slowdown $(awk -v a="$SLOW_ltap" -v b="$SLOW_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x," \
 		"tracer CPU $(awk -v a="$CPU_ltap" -v b="$CPU_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x"

@@ -12,6 +12,7 @@
 #include "ctx.h"
 
 #include "api.h"
+#include "feed.h"
 
 #include <lauxlib.h>
 #include <string.h>
@@ -88,6 +89,7 @@ static const struct api_part {
 	{"begin and finish hooks (run.c)", ltap_open_run},
 	{"the timers table (timer.c)", ltap_open_timer},
 	{"ltap.stats (stats.c)", ltap_open_stats},
+	{"ltap.feed, s:by's aggregates fed in C (feed.c)", ltap_open_feed},
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
 	{"ltap.offcpu's state (offcpu.c)", ltap_open_offcpu},

@@ -306,8 +306,11 @@ static int text_add_globs(struct ltap_ctx *ctx, struct ltap_evdesc *d, const cha
 				  g->where, g->name, name);
 			continue;
 		}
-		if (!ltap_probe_on(ctx, d, g->handler, g->filter, g->where))
+		if (!ltap_probe_on(ctx, d, g->handler, g->filter, g->where)) {
+			if (ctx->why[0])
+				ltap_err("%sprobe %s: %s", g->where, g->name, ctx->why);
 			return -1;
+		}
 		if (g->filter && ltap_desc_user_filters(ctx, d, NULL))
 			return -1;
 	}

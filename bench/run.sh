@@ -81,9 +81,14 @@ trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
 list_instances() { (cd "$TRACEFS/instances" && ls -1A) 2>/dev/null | sort; }
 INST0=$(list_instances)
 check_clean() {
-	local what=$1 inst new se
-	inst=$(list_instances)
-	new=$(comm -13 <(printf '%s\n' "$INST0") <(printf '%s\n' "$inst") | sed '/^$/d')
+	local what=$1 inst new se i
+	# an ltap's instance is removed by its guardian beside its exit: give it 2 s
+	for ((i = 0; i < 200; i++)); do
+		inst=$(list_instances)
+		new=$(comm -13 <(printf '%s\n' "$INST0") <(printf '%s\n' "$inst") | sed '/^$/d')
+		[[ -z $new ]] && break
+		snooze 0.01
+	done
 	se=$(cat "$TRACEFS/set_event")
 	if [[ -n $new || -n $se ]]; then
 		echo "run.sh: kernel tracing state not clean after $what:" >&2
@@ -251,7 +256,8 @@ round_ltap() {     # round_ltap BIN PREFIX [SCRIPT]: PREFIX lt (LTAP), lb (BASE)
 	local -n w=${2}_w cpu=${2}_cpu cnts=${2}_cnt losts=${2}_lost miss=${2}_miss att=${2}_att
 	: >"$out"; : >"$err"
 	now_us; t0=$NOW
-	run_lt "$bin" -v "$script" >"$out" 2>"$err" &
+	# (env execs ltap: $! is ltap itself, whose CPU is measured)
+	env LD_LIBRARY_PATH="$(dirname "$bin")" "$bin" -v "$script" >"$out" 2>"$err" &
 	pid=$!; PIDS+=("$pid")
 	wait_line "$err" "attached in" 30 "$pid" || { cat "$err" >&2; die "ltap did not attach"; }
 	now_us; att+=("$(((NOW - t0)))")
@@ -262,7 +268,7 @@ round_ltap() {     # round_ltap BIN PREFIX [SCRIPT]: PREFIX lt (LTAP), lb (BASE)
 	cnts+=("${cnt:-0}")
 	lost=$(sed -n 's/^ltap: lost \([0-9]*\) events.*/\1/p' "$err")
 	losts+=("${lost:-0}"); miss+=("$((N - ${cnt:-0}))")
-	grep -v -e '^ltap: attached in' -e '^ltap: lost' -e '^ltap: command' "$err" >&2
+	grep -v -e '^ltap: attached in' -e '^ltap: lost' -e '^ltap: command' -e '^ltap: clock: ' -e '^ltap: probe' "$err" >&2
 	check_clean ltap
 }
 

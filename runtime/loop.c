@@ -41,6 +41,7 @@ struct loop_watch {
 struct loop_timer {
 	int id;
 	int active;
+	int end;         /* the run's end (ltap_loop_end_at) */
 	uint64_t due, period;
 	uint64_t missed; /* ticks skipped because the loop was behind the clock */
 };
@@ -171,13 +172,13 @@ int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t per
 {
 	for (int i = 0; i < loop->ntimers; i++) {
 		if (!loop->timers[i].active) {
-			loop->timers[i] = (struct loop_timer){id, 1, first, period, 0};
+			loop->timers[i] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
 			return 0;
 		}
 	}
 	if (loop->ntimers == MAX_TIMERS)
 		return -ENOSPC;
-	loop->timers[loop->ntimers++] = (struct loop_timer){id, 1, first, period, 0};
+	loop->timers[loop->ntimers++] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
 	return 0;
 }
 
@@ -186,6 +187,16 @@ void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 	for (int i = 0; i < loop->ntimers; i++)
 		if (loop->timers[i].id == id)
 			loop->timers[i].active = 0;
+}
+
+int ltap_loop_end_at(struct ltap_loop *loop, int id, uint64_t at)
+{
+	int e = ltap_loop_timer(loop, id, at, 0);
+
+	for (int i = 0; !e && i < loop->ntimers; i++)
+		if (loop->timers[i].id == id && loop->timers[i].active)
+			loop->timers[i].end = 1;
+	return e;
 }
 
 uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id)
@@ -394,11 +405,11 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 	return 0;
 }
 
-/* The run's own end (a timer of negative id, -d), when it is due by now. */
+/* The run's end (ltap_loop_end_at), when it is due by now. */
 static struct loop_timer *loop_end_due(struct ltap_loop *loop, uint64_t now)
 {
 	for (int i = 0; i < loop->ntimers; i++)
-		if (loop->timers[i].active && loop->timers[i].id < 0 && loop->timers[i].due <= now)
+		if (loop->timers[i].active && loop->timers[i].end && loop->timers[i].due <= now)
 			return &loop->timers[i];
 	return NULL;
 }
@@ -412,8 +423,8 @@ static void loop_arm(struct ltap_loop *loop, uint64_t now)
 	/* a timer runs once the events before it can no longer be unread
 	 * (ORDER_SLACK after it), but for the run's end: it stops tracing at
 	 * once, and the final drain then reads every event before it */
-	if (t && t->due + (t->id < 0 ? 0 : ORDER_SLACK) < at)
-		at = t->due + (t->id < 0 ? 0 : ORDER_SLACK);
+	if (t && t->due + (t->end ? 0 : ORDER_SLACK) < at)
+		at = t->due + (t->end ? 0 : ORDER_SLACK);
 	for (int i = 0; i < MAX_WATCHES; i++)
 		if (loop->watches[i].fd >= 0 && loop->watches[i].due && loop->watches[i].due < at)
 			at = loop->watches[i].due;

@@ -39,12 +39,15 @@ void ltap_loop_free(struct ltap_loop *loop);
 
 int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s);
 /* A timer first due at trace time `first`, then every `period` ns (0: once).
- * A negative id is the run's own (its end, -d): it runs after every other
- * timer due at the same time, so an interval ending with the run reports;
- * on a live run its hook is also called as soon as it is due (to stop the
- * run: ltap_loop_step returns 0), and again in its place in the final
- * drain. */
+ * A negative id is the run's own (its end, -d; a check of its own): it runs
+ * after every other timer due at the same time, so an interval ending with
+ * the run reports. */
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period);
+/* The run's end as timer id at `at`: as a timer, and on a live run its hook
+ * is also called as soon as it is due, to stop the run at once
+ * (ltap_loop_step returns 0: no ORDER_SLACK waited, the final drain reads
+ * every event before it), and again in its place in the final drain. */
+int ltap_loop_end_at(struct ltap_loop *loop, int id, uint64_t at);
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id);
 /* Ticks of timer id skipped so far (see ltap_loop_set_realtime). */
 uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id);

@@ -8,9 +8,11 @@
  *
  * and every event of the probe adds to s with no Lua call: no event table,
  * no handler. A key part is the event's task name (comm), process (pid),
- * thread (tid), CPU (cpu), event name (name), or a field of its format by
- * its name (args.NAME for one that a common name hides); the value a
- * numeric one of those, or 1 (a count, as s:inc). Each is resolved once
+ * thread (tid), CPU (cpu), event name (name), syscall name (syscall: of
+ * raw_syscalls' id, or a syscalls:sys_enter_NAME event's own), or a field
+ * of its format by its name (args.NAME for one that a common name hides);
+ * the value a numeric one of those, 1 << FIELD (the pages of an order), or
+ * 1 (a count, as s:inc). Each is resolved once
  * per event type when the probe is declared (a field an event lacks is an
  * error then, naming it), into an offset and a size read per event. Lua
  * sees the same aggregate as ever: reports, sorted(), intervals, --serve. */
@@ -19,6 +21,7 @@
 #include "stats.h"
 
 #include "proc.h"
+#include "syscall_names.h"
 
 #include <errno.h>
 #include <event-parse.h>
@@ -37,12 +40,15 @@ struct feed {
 	char value[FEED_NAME_MAX]; /* "": a count */
 };
 
-enum src { SRC_ONE, SRC_COMM, SRC_PID, SRC_TID, SRC_CPU, SRC_NAME, SRC_INT, SRC_UINT, SRC_CHARS, SRC_DATALOC };
+enum src { SRC_ONE, SRC_COMM, SRC_PID, SRC_TID, SRC_CPU, SRC_NAME, SRC_SYSCALL, SRC_INT, SRC_UINT, SRC_CHARS,
+	   SRC_DATALOC };
 
 /* one part of the key (or the value), resolved for an event type */
 struct feed_src {
 	int src;
 	int offset, size;
+	int syscall_id;  /* SRC_SYSCALL: the name is of the number read at offset */
+	int shift;       /* a value 1 << the field's */
 };
 
 /* a feed bound to one probe (p->cdata) */
@@ -53,6 +59,8 @@ struct feed_probe {
 	struct feed_src key[LTAP_AGG_MAX_PARTS], value;
 	char name[sizeof ((struct ltap_probe *)0)->spec]; /* the event's name, for a "name" part */
 	size_t namelen;
+	const char *syscall;              /* a syscalls:sys_*_NAME event's own NAME */
+	char unknown[32];                 /* "syscall_NR" of a number with no name */
 };
 
 struct feed *ltap_feed_test(lua_State *L, int idx)
@@ -105,8 +113,33 @@ int feed_by(lua_State *L)
 	return 1;
 }
 
+/* "syscall" for d: raw_syscalls' id field by the table, or a
+ * syscalls:sys_enter_NAME / sys_exit_NAME event's own NAME (*own) */
+static int feed_syscall(const struct ltap_evdesc *d, struct feed_src *out, const char **own, char *why, size_t len)
+{
+	struct tep_format_field *f;
+
+	out->src = SRC_SYSCALL;
+	if (d->ev && strcmp(d->ev->system, "syscalls") == 0 &&
+	    (strncmp(d->ev->name, "sys_enter_", 10) == 0 || strncmp(d->ev->name, "sys_exit_", 9) == 0)) {
+		*own = strchr(d->ev->name + 4, '_') + 1;
+		return 0;
+	}
+	if (d->ev && (f = tep_find_field(d->ev, "id")) != NULL && !(f->flags & TEP_FIELD_IS_ARRAY) &&
+	    (f->size == 4 || f->size == 8)) {
+		out->syscall_id = 1;
+		out->offset = f->offset;
+		out->size = f->size;
+		return 0;
+	}
+	snprintf(why, len, "%s has no syscall: 'syscall' is raw_syscalls' id or a syscalls:sys_*_NAME event's NAME",
+		 d->ev ? d->ev->name : "this event");
+	return -1;
+}
+
 /* name resolved for d: 0, or -1 with why */
-static int feed_resolve(const struct ltap_evdesc *d, const char *name, struct feed_src *out, char *why, size_t len)
+static int feed_resolve(const struct ltap_evdesc *d, const char *name, struct feed_src *out, const char **own,
+			char *why, size_t len)
 {
 	static const struct {
 		const char *name;
@@ -116,6 +149,8 @@ static int feed_resolve(const struct ltap_evdesc *d, const char *name, struct fe
 	const char *fname = name;
 
 	memset(out, 0, sizeof *out);
+	if (strcmp(name, "syscall") == 0)
+		return feed_syscall(d, out, own, why, len);
 	for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
 		if (strcmp(name, common[i].name) == 0) {
 			out->src = common[i].src;
@@ -186,10 +221,28 @@ static int feed_part(struct ltap_ctx *ctx, const struct feed_probe *fp, const st
 	case SRC_CPU: *out = LTAP_AGG_INT_PART(r->cpu); return 0;
 	case SRC_NAME: *out = LTAP_AGG_STR_PART(fp->name, fp->namelen); return 0;
 	case SRC_ONE: *out = LTAP_AGG_INT_PART(1); return 0;
+	case SRC_SYSCALL:
+		if (!f->syscall_id) {
+			*out = LTAP_AGG_STR_PART(fp->syscall, strlen(fp->syscall));
+			return 0;
+		}
+		break;
 	}
 	if ((unsigned)f->offset + (unsigned)f->size > size)
 		return -1;
-	if (f->src == SRC_CHARS) {
+	if (f->src == SRC_SYSCALL) {
+		int64_t nr = feed_int(&(struct feed_src){.src = SRC_INT, .offset = f->offset, .size = f->size}, rec);
+		if (nr >= 0 && nr < ltap_nsyscall_names && ltap_syscall_names[nr]) {
+			s = ltap_syscall_names[nr];
+		} else {
+			/* a name as syscall-exporter gives it (the probe's own buffer:
+			 * the key is copied by the add) */
+			struct feed_probe *w = (struct feed_probe *)fp;
+			snprintf(w->unknown, sizeof w->unknown, "syscall_%lld", (long long)nr);
+			s = w->unknown;
+		}
+		*out = LTAP_AGG_STR_PART(s, strlen(s));
+	} else if (f->src == SRC_CHARS) {
 		s = (const char *)rec + f->offset;
 		*out = LTAP_AGG_STR_PART(s, strnlen(s, (size_t)f->size));
 	} else if (f->src == SRC_DATALOC) {
@@ -203,7 +256,8 @@ static int feed_part(struct ltap_ctx *ctx, const struct feed_probe *fp, const st
 		s = (const char *)rec + off;
 		*out = LTAP_AGG_STR_PART(s, strnlen(s, len));
 	} else {
-		*out = LTAP_AGG_INT_PART(feed_int(f, rec));
+		int64_t v = feed_int(f, rec);
+		*out = LTAP_AGG_INT_PART(f->shift ? (v >= 0 && v < 63 ? (int64_t)1 << v : 0) : v);
 	}
 	return 0;
 }
@@ -251,13 +305,23 @@ int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed
 	fp->raw = &ltap_kind_raw;
 	fp->nkeys = f->nkeys;
 	for (int i = 0; i < f->nkeys; i++)
-		if (feed_resolve(d, f->keys[i], &fp->key[i], why, len))
+		if (feed_resolve(d, f->keys[i], &fp->key[i], &fp->syscall, why, len))
 			goto fail;
 	if (f->value[0]) {
-		if (feed_resolve(d, f->value, &fp->value, why, len))
+		const char *v = f->value;
+		int shift = 0;
+		/* "1 << FIELD": the pages of an order */
+		if (strncmp(v, "1", 1) == 0 && strstr(v, "<<")) {
+			v = strstr(v, "<<") + 2;
+			while (*v == ' ')
+				v++;
+			shift = 1;
+		}
+		if (feed_resolve(d, v, &fp->value, &fp->syscall, why, len))
 			goto fail;
-		if (fp->value.src == SRC_NAME || fp->value.src == SRC_COMM || fp->value.src == SRC_CHARS ||
-		    fp->value.src == SRC_DATALOC) {
+		fp->value.shift = shift;
+		if (fp->value.src != SRC_INT && fp->value.src != SRC_UINT && fp->value.src != SRC_PID &&
+		    fp->value.src != SRC_TID && fp->value.src != SRC_CPU) {
 			snprintf(why, len, "the value '%s' is not a number", f->value);
 			goto fail;
 		}

@@ -5,8 +5,10 @@
  * kernel filter (common_pid != its pid), every CPU's trace_pipe_raw read a
  * page at a time and walked in place (runtime/ringpage.h, ltap's walk), the
  * process name of a pid from a cache filled from /proc on a miss, and a
- * count per name. No Lua, no merge of the CPUs in time order, no event
- * object, no task events: what is left is the ring's own cost.
+ * count per name in a hash table of names (looked up by the name's bytes
+ * per event, as any per-key count must). No Lua, no merge of the CPUs in
+ * time order, no event object, no task events: what is left is the ring's
+ * own cost and the count's.
  *
  *     floor SYSTEM:EVENT [RING_KB]
  *
@@ -34,15 +36,15 @@
 #define COMMS 4096      /* distinct names */
 
 struct comm {
-	char name[16];
+	char name[16];      /* 0-padded: compared as two words */
 	uint64_t count;
 };
 
 static struct {
 	int32_t pid;        /* -1: empty */
-	struct comm *comm;
+	char name[16];      /* its name, 0-padded */
 } pids[PID_SLOTS];
-static struct comm comms[COMMS];
+static struct comm comms[COMMS];    /* open addressing by the name's hash */
 static int ncomms;
 static char inst[256];
 static volatile sig_atomic_t stop;
@@ -68,15 +70,15 @@ static int write_file(const char *rel, const char *val)
 }
 
 /* the name a pid has now: /proc on a miss, kept until the slot is taken */
-static struct comm *comm_of(int32_t pid)
+static const char *name_of(int32_t pid)
 {
 	unsigned slot = (unsigned)pid % PID_SLOTS;
 	char path[64], name[17] = "";
 	ssize_t n;
-	int fd, i;
+	int fd;
 
 	if (pids[slot].pid == pid)
-		return pids[slot].comm;
+		return pids[slot].name;
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		n = read(fd, name, 16);
@@ -86,17 +88,36 @@ static struct comm *comm_of(int32_t pid)
 	}
 	if (!name[0])
 		snprintf(name, sizeof name, "<%d>", (int)pid);
-	for (i = 0; i < ncomms && strcmp(comms[i].name, name) != 0; i++)
-		;
-	if (i == ncomms) {
-		if (ncomms == COMMS)
-			i = COMMS - 1; /* the last one takes the rest */
-		else
-			snprintf(comms[ncomms++].name, 16, "%s", name);
-	}
 	pids[slot].pid = pid;
-	pids[slot].comm = &comms[i];
-	return &comms[i];
+	memset(pids[slot].name, 0, 16);
+	memcpy(pids[slot].name, name, strnlen(name, 15));
+	return pids[slot].name;
+}
+
+/* the count of a name (16 bytes, 0-padded): hashed and compared per event */
+static struct comm *comm_of(const char *name)
+{
+	uint64_t a, b, h;
+	unsigned i;
+
+	memcpy(&a, name, 8);
+	memcpy(&b, name + 8, 8);
+	h = (a ^ (b * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	for (i = (unsigned)(h >> 52) % COMMS;; i = (i + 1) % COMMS) {
+		struct comm *c = &comms[i];
+		uint64_t ca, cb;
+		memcpy(&ca, c->name, 8);
+		memcpy(&cb, c->name + 8, 8);
+		if (ca == a && cb == b && c->name[0])
+			return c;
+		if (!c->name[0]) {
+			if (ncomms == COMMS - 1)
+				return &comms[(i + 1) % COMMS]; /* full: the rest anywhere */
+			memcpy(c->name, name, 16);
+			ncomms++;
+			return c;
+		}
+	}
 }
 
 /* reads what a CPU's ring holds now, page by page; the pages' lost count */
@@ -118,7 +139,7 @@ static long drain(int fd, char *page, size_t psize)
 			if (size < 8)
 				continue;
 			memcpy(&pid, ev + 4, sizeof pid);
-			comm_of(pid)->count++;
+			comm_of(name_of(pid))->count++;
 		}
 	}
 	return lost;
@@ -190,8 +211,9 @@ int main(int argc, char **argv)
 			close(fds[cpu]);
 		}
 	close(ep);
-	for (int i = 0; i < ncomms; i++)
-		printf("%s %llu\n", comms[i].name, (unsigned long long)comms[i].count);
+	for (int i = 0; i < COMMS; i++)
+		if (comms[i].name[0])
+			printf("%.16s %llu\n", comms[i].name, (unsigned long long)comms[i].count);
 	printf("lost %ld\n", lost);
 	snprintf(path, sizeof path, "events/%s/enable", sys);
 	write_file(path, "0");

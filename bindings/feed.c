@@ -51,9 +51,22 @@ struct feed_src {
 	int shift;       /* a value 1 << the field's */
 };
 
+/* A key made of the task only (comm, pid, tid, name, an event's own
+ * syscall): its slot kept by tid, so a run of one task's events reads no
+ * name and hashes no key. Valid while the task table and the aggregate's
+ * keys are as they were (their generations). */
+#define FEED_CACHE 256
+struct feed_cached {
+	int tid;
+	unsigned pgen, agen;
+	long slot;
+};
+
 /* a feed bound to one probe (p->cdata) */
 struct feed_probe {
 	struct ltap_agg *agg;
+	int by_task;                      /* the key is the task's alone: cache[] */
+	struct feed_cached cache[FEED_CACHE];
 	const struct ltap_desc_ops *raw; /* the record read is r itself, else the kind's */
 	int nkeys;
 	struct feed_src key[LTAP_AGG_MAX_PARTS], value;
@@ -266,18 +279,43 @@ static int feed_part(struct ltap_ctx *ctx, const struct feed_probe *fp, const st
  * the record, one add. */
 static int feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
-	const struct feed_probe *fp = p->cdata;
+	struct feed_probe *fp = p->cdata;
 	const struct ltap_rec *rr = d->ops == fp->raw ? r : d->ops->record(ctx, d, r);
 	const unsigned char *rec = rr->data;
 	struct ltap_agg_part key[LTAP_AGG_MAX_PARTS], value;
 	int tid = ltap_rec_tid(d, r), e;
+	struct feed_cached *c = NULL;
 
+	if (fp->by_task) {
+		c = &fp->cache[(unsigned)tid % FEED_CACHE];
+		if (c->tid == tid && c->pgen == ltap_proc_generation(ctx->proc) && c->agen == ltap_agg_generation(fp->agg) &&
+		    c->slot >= 0) {
+			if (feed_part(ctx, fp, &fp->value, tid, r, rec, rr->size, &value))
+				return 0;
+			if (ltap_agg_slot_add_int(fp->agg, c->slot, value.v.i) == 0)
+				return 0;
+			ltap_err("%sstats: out of memory", p->where);
+			ltap_run_end(ctx, LTAP_END_ERROR);
+			return -1;
+		}
+	}
 	for (int i = 0; i < fp->nkeys; i++)
 		if (feed_part(ctx, fp, &fp->key[i], tid, r, rec, rr->size, &key[i]))
 			return 0; /* a record cut short: not this event's key */
 	if (feed_part(ctx, fp, &fp->value, tid, r, rec, rr->size, &value) || value.kind != LTAP_AGG_INT)
 		return 0;
-	e = ltap_agg_add_int(fp->agg, key, fp->nkeys, value.v.i);
+	if (c) {
+		/* the key's slot, kept for the task's next events */
+		long slot = ltap_agg_slot(fp->agg, key, fp->nkeys, 1);
+		if (slot >= 0) {
+			*c = (struct feed_cached){tid, ltap_proc_generation(ctx->proc), ltap_agg_generation(fp->agg), slot};
+			e = ltap_agg_slot_add_int(fp->agg, slot, value.v.i);
+		} else {
+			e = (int)slot;
+		}
+	} else {
+		e = ltap_agg_add_int(fp->agg, key, fp->nkeys, value.v.i);
+	}
 	if (e == 0 || e == LTAP_AGG_DROPPED)
 		return 0;
 	if (e == -ENOSPC)
@@ -328,6 +366,12 @@ int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed
 	} else {
 		fp->value.src = SRC_ONE;
 	}
+	fp->by_task = 1;
+	for (int i = 0; i < fp->nkeys; i++)
+		fp->by_task &= fp->key[i].src == SRC_COMM || fp->key[i].src == SRC_PID || fp->key[i].src == SRC_TID ||
+			       fp->key[i].src == SRC_NAME || (fp->key[i].src == SRC_SYSCALL && !fp->key[i].syscall_id);
+	for (int i = 0; i < FEED_CACHE; i++)
+		fp->cache[i].slot = -1;
 	memcpy(fp->name, p->spec, sizeof fp->name); /* "sys:name" */
 	fp->namelen = strlen(fp->name);
 	(void)ctx;

@@ -53,6 +53,8 @@ struct ltap_loop {
 	int nstreams;
 	struct loop_timer timers[MAX_TIMERS];
 	int ntimers;
+	struct loop_timer *next;  /* the next timer due, when !timers_changed */
+	int timers_changed;       /* a timer was added, cancelled, fired or moved */
 	struct loop_watch watches[MAX_WATCHES];
 	int ordered;
 	uint64_t (*now)(void *ud);
@@ -170,6 +172,7 @@ int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
 
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period)
 {
+	loop->timers_changed = 1;
 	for (int i = 0; i < loop->ntimers; i++) {
 		if (!loop->timers[i].active) {
 			loop->timers[i] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
@@ -184,6 +187,7 @@ int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t per
 
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 {
+	loop->timers_changed = 1;
 	for (int i = 0; i < loop->ntimers; i++)
 		if (loop->timers[i].id == id)
 			loop->timers[i].active = 0;
@@ -292,7 +296,7 @@ void ltap_loop_halt(struct ltap_loop *loop)
 	ltap_loop_stop(loop);
 }
 
-static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
+static struct loop_timer *loop_find_next_timer(struct ltap_loop *loop)
 {
 	struct loop_timer *best = NULL;
 	for (int i = 0; i < loop->ntimers; i++) {
@@ -301,6 +305,16 @@ static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
 			best = t;
 	}
 	return best;
+}
+
+/* the next timer due, found again only after a timer changed: not a scan
+ * of the timers per event */
+static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
+{
+	if (!loop->timers_changed)
+		return loop->next;
+	loop->timers_changed = 0;
+	return loop->next = loop_find_next_timer(loop);
 }
 
 static int loop_fire(struct ltap_loop *loop, struct loop_timer *t)
@@ -312,6 +326,7 @@ static int loop_fire(struct ltap_loop *loop, struct loop_timer *t)
 		t->due += t->period;
 	else
 		t->active = 0;
+	loop->timers_changed = 1;
 	return loop->hooks.timer(loop->hooks.ud, id, at);
 }
 
@@ -378,6 +393,7 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 				 * the events before it, as a timerfd counts overruns */
 				uint64_t k = (bound - t->due) / t->period;
 				t->due += k * t->period;
+				loop->timers_changed = 1;
 				t->missed += k;
 				continue;
 			}

@@ -129,6 +129,8 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, !ctx->opt.input);
 	lua_setfield(L, -2, "live");
+	lua_pushstring(L, ctx->opt.input); /* nil when live */
+	lua_setfield(L, -2, "input");
 	lua_pushstring(L, ltap_version());
 	lua_setfield(L, -2, "version");
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");

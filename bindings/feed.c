@@ -66,6 +66,7 @@ struct feed_cached {
 struct feed_probe {
 	struct ltap_agg *agg;
 	int by_task;                      /* the key is the task's alone: cache[] */
+	int reads_record;                 /* a part is read from the record's fields */
 	struct feed_cached cache[FEED_CACHE];
 	const struct ltap_desc_ops *raw; /* the record read is r itself, else the kind's */
 	int nkeys;
@@ -280,7 +281,9 @@ static int feed_part(struct ltap_ctx *ctx, const struct feed_probe *fp, const st
 static int feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
 	struct feed_probe *fp = p->cdata;
-	const struct ltap_rec *rr = d->ops == fp->raw ? r : d->ops->record(ctx, d, r);
+	/* a decoded source (text) builds the binary record only when a field
+	 * is read: a key of the task alone reads none */
+	const struct ltap_rec *rr = d->ops == fp->raw || !fp->reads_record ? r : d->ops->record(ctx, d, r);
 	const unsigned char *rec = rr->data;
 	struct ltap_agg_part key[LTAP_AGG_MAX_PARTS], value;
 	int tid = ltap_rec_tid(d, r), e;
@@ -370,6 +373,10 @@ int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed
 	for (int i = 0; i < fp->nkeys; i++)
 		fp->by_task &= fp->key[i].src == SRC_COMM || fp->key[i].src == SRC_PID || fp->key[i].src == SRC_TID ||
 			       fp->key[i].src == SRC_NAME || (fp->key[i].src == SRC_SYSCALL && !fp->key[i].syscall_id);
+	for (int i = 0; i <= fp->nkeys; i++) {
+		const struct feed_src *k = i < fp->nkeys ? &fp->key[i] : &fp->value;
+		fp->reads_record |= k->src >= SRC_INT || (k->src == SRC_SYSCALL && k->syscall_id);
+	}
 	for (int i = 0; i < FEED_CACHE; i++)
 		fp->cache[i].slot = -1;
 	memcpy(fp->name, p->spec, sizeof fp->name); /* "sys:name" */

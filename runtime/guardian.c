@@ -334,6 +334,10 @@ static int guardian_start(void)
 	if (pid == 0) {
 		if (fork() != 0)
 			_exit(0);
+		/* a session of its own: what ends ltap's session or process group
+		 * at once (a harness, kill -9 -PGID) leaves it the removals ltap
+		 * handed it, and a terminal's hangup does not reach it */
+		setsid();
 		/* every signal stays blocked: only SIGKILL ends the guardian */
 		close(sv[0]);
 		guardian_main(sv[1], pidfd, self);

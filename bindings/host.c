@@ -610,6 +610,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_loop_set_replay(ctx->loop);
 	else
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
+	if (ctx->opt.record)
+		ltap_loop_set_every_tick(ctx->loop);
 	if (!ctx->opt.input)
 		ltap_guardian_reap_first(); /* stale leftovers go before this run's first change */
 	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))

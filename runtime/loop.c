@@ -62,6 +62,7 @@ struct ltap_loop {
 	int realtime;       /* timers on the real clock: missed ticks are skipped */
 	uint64_t max_drain; /* ns the final drain may take */
 	int draining;       /* in ltap_loop_finish or ltap_loop_drain */
+	int every_tick;     /* no tick skipped when behind (ltap_loop_set_every_tick) */
 	int replay;         /* ltap_loop_run runs ltap_loop_replay */
 	int replaying;      /* in ltap_loop_replay: a wake-up yields */
 	uint64_t slice_end; /* a replay step's end (0: none): dispatching yields then */
@@ -264,6 +265,11 @@ void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain)
 	loop->max_drain = max_drain;
 }
 
+void ltap_loop_set_every_tick(struct ltap_loop *loop)
+{
+	loop->every_tick = 1;
+}
+
 void ltap_loop_set_replay(struct ltap_loop *loop)
 {
 	loop->replay = 1;
@@ -387,7 +393,7 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		t = loop_next_timer(loop);
 		if (t && t->due <= tm_wm && t->due <= ts) {
 			uint64_t bound = tm_wm != UINT64_MAX ? tm_wm : ts;
-			if (loop->realtime && t->period && t->due + t->period <= bound) {
+			if (loop->realtime && !loop->every_tick && t->period && t->due + t->period <= bound) {
 				/* more than a period behind the clock (a slow handler,
 				 * a tiny interval): only the last tick due runs, after
 				 * the events before it, as a timerfd counts overruns */

@@ -62,6 +62,10 @@ void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void
  * final drain stops after max_drain ns (0: no drain) and counts the rest in
  * each stream's `skipped`. */
 void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain);
+/* A live run being recorded: every tick runs, late when the loop is behind,
+ * as the replay of the recording will run them (it cannot know which ticks
+ * a live loop fell behind on). */
+void ltap_loop_set_every_tick(struct ltap_loop *loop);
 
 /* A replay: the streams hold all their data (a file), read as they are
  * dispatched; ltap_loop_run runs ltap_loop_replay to their end, the batch

@@ -19,12 +19,13 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # hosts of require "ltap" in the embedding test (tests/live/embed.sh).
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
-# profile, flame graph and annotate tests.
+# profile, flame graph and annotate tests; bpftrace: the peer of ltap
+# offcpu's test (sched_switch with user stacks on the same workload).
 # pandoc: the manual pages from docs/ (built whenever pandoc is there; the
 # test builds require them, -DLTAP_MAN=ON).
 # qemu-system-x86 (with SeaBIOS and QEMU's option ROMs): the guest ltap vmboot's
 # test boots under KVM.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv qemu-system-x86"
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv qemu-system-x86 bpftrace"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

@@ -55,6 +55,8 @@ static const struct api_func {
 	{"ltap", "folded_name", stack_folded_name},
 	/* stackcount.c: samples counted per distinct stack */
 	{"ltap", "stackcount", stackcount_new},
+	/* offcpu.c: off-CPU time per blocked stack, counted in C */
+	{"ltap", "offcpu", offcpu_offcpu},
 	/* flame.c: flame graphs' frames, folded and perf script text, in C */
 	{"ltap", "flame_layout", flame_layout},
 	{"ltap", "flame_sort", flame_sort},
@@ -88,6 +90,7 @@ static const struct api_part {
 	{"ltap.stats (stats.c)", ltap_open_stats},
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
+	{"ltap.offcpu's state (offcpu.c)", ltap_open_offcpu},
 	{"ltap.flame, a laid-out flame graph (flame.c)", ltap_open_flame},
 	{"ltap.event, the reused event object (event.c)", ltap_open_event},
 	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},

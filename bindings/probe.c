@@ -37,8 +37,6 @@ static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const c
 static void probe_stack(struct ltap_probe *p, int stack)
 {
 	p->stack = stack;
-	if (stack)
-		p->desc->perf = 1;
 }
 
 /* probe("kmem:*", ...): one probe per matching event, one handler */

@@ -45,6 +45,10 @@ struct ltap_source_event {
 	int perf;              /* served by the perf rings (call chains) */
 	int task_only;         /* followed for ltap's task names, no probe of the script's */
 	uint64_t freq;         /* a cpu-clock profile: samples per second per CPU */
+	/* the switches in of the -p / -c targets as perf's context-switch
+	 * records give them (each in the task's own context, whoever ran
+	 * before): records of this id, common_pid the task, no data */
+	int switches;
 	int in_kernel;         /* set by attach: the kernel applies `filter` */
 };
 

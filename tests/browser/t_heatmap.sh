@@ -4,12 +4,14 @@
 # i + 1 pairs in log2 rows 11, 12, 13 by turn (55 pairs). The cells and
 # their counts, exactly; the colour by count; the text form (the input of
 # trace2heatmap.pl: "END_TIME LATENCY" in ns, one line a pair); linear rows
-# up to the largest latency; and in headless Chromium: the cells, their
+# up to the largest latency, cell for cell the ones trace2heatmap.pl drew
+# from that text (recorded); and in headless Chromium: the cells, their
 # counts summing to the pairs, each cell's hover text on the details line
 # and as its tooltip, cleared on leaving it. Needs no kernel access.
 set -u
 : "${LTAP:?}"
 here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../data
 work=$(mktemp -d /tmp/ltap-heat.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -72,7 +74,48 @@ print("ok: 27 cells as the trace has them, colours by count, 55 text lines, line
 PY
 [ $? -eq 0 ] || exit 1
 
-# 2. in the browser: the log2 map inlined, the linear one in a frame
+# 2. trace2heatmap.pl drew the text form without error (its cells recorded
+# in tests/data/heatmap-pl.expected: CDDL code, not shipped nor run here);
+# ltap's linear cells are its cells but for three exact differences: the
+# Perl draws neither the last column nor the row of the largest latency,
+# and its column is a floating division, (t - t0) / 1e9 / 0.1, which puts
+# a pair exactly on a boundary (0.3 s: 2.9999...) one column early. Its
+# integer row step (245 ns against ltap's 245.76) gives these latencies
+# the same rows.
+python3 - $data/heatmap-pl.expected <<'PY' || fail "trace2heatmap.pl's cells"
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+want = {}
+for l in open(sys.argv[1]):
+    if not l.startswith("#"):
+        col, row, n = map(int, l.split())
+        want[(col, row)] = n
+pairs = [tuple(map(int, l.split())) for l in open("pairs.txt")]
+t0, step, lmax = pairs[0][0], 100_000_000, max(b for _, b in pairs)
+lstep, pstep = lmax / 50, lmax // 50
+moved, got = 0, {}
+for r in ET.parse("linear.svg").getroot().find("s:g[@id='cells']", ns):
+    got[(int(r.get("data-col")), int(r.get("data-row")))] = int(r.get("data-count"))
+last = max(col for col, _ in got)
+for t, lat in pairs:
+    col, row = (t - t0) // step, min(49, int(lat // lstep))
+    assert got.get((col, row), 0) > 0, (t, lat)
+    if col == last or row == 49:
+        got[(col, row)] -= 1                       # not drawn by the Perl
+        continue
+    assert lat // pstep == row, (lat, row)          # the same row with its integer step
+    pcol = int((t - t0) / 1e9 / 0.1)
+    if pcol != col:
+        assert (t - t0) % step == 0 and pcol == col - 1, (t, col, pcol)
+        got[(col, row)] -= 1
+        got[(pcol, row)] = got.get((pcol, row), 0) + 1
+        moved += 1
+got = {k: n for k, n in got.items() if n}
+assert got == want, (got, want)
+print(f"ok: trace2heatmap.pl's {len(want)} cells, count for count ({moved} pairs on a boundary one column early there)")
+PY
+
+# 3. in the browser: the log2 map inlined, the linear one in a frame
 {
   echo '<!DOCTYPE html><html><body>'
   grep -v '^<?xml' log2.svg

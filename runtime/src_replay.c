@@ -178,11 +178,12 @@ static int replay_need(struct ltap_replay *r, size_t n)
 }
 
 /* The next frame: its header in *f, its payload at *payload (valid until
- * the next call). 0, or -1 with the reason set. */
+ * the next call; NULL when there is none). 0, or -1 with the reason set. */
 static int replay_frame(struct ltap_replay *r, struct ltap_wire_frame *f, char **payload)
 {
 	uint64_t size;
 
+	*payload = NULL;
 	if (replay_need(r, sizeof *f))
 		return -1;
 	memcpy(f, r->buf + r->head, sizeof *f);

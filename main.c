@@ -11,6 +11,7 @@
 #include "readfile.h"
 #include "targetopt.h"
 #include "tracefs_dir.h"
+#include "version.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -32,6 +33,7 @@ static const char usage_text[] =
 	"       ltap scripts                               list the bundled scripts\n"
 	"       ltap --check                               what this machine supports\n"
 	"       ltap NAME -h                               a bundled script's options\n"
+	"       ltap --version                             which ltap this is\n"
 	"\n"
 	"options:\n"
 	"  -e CODE        run CODE instead of a script file\n"
@@ -56,6 +58,7 @@ static const char usage_text[] =
 	"                 without attaching anything: 0 when it loads\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
+	"  --version      the version, and the git commit it was built from\n"
 	"\n"
 	"Script functions: probe(EVENT, [FILTER,] FN), every(INTERVAL, FN), after(DELAY, FN),\n"
 	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]),\n"
@@ -241,6 +244,7 @@ static int cmd_check(void)
 	char why[4400];
 	int e;
 
+	printf("%-22s %s\n", "version", ltap_version_string());
 	printf("%-22s %s\n", "tracefs", dir ? dir : "no");
 	if (dir) {
 		tp = check_path(dir, "events/sched/sched_switch", F_OK, "no", why, sizeof why);
@@ -274,6 +278,7 @@ int main(int argc, char **argv)
 		{"serve", required_argument, NULL, 'S'},
 		{"export-all", no_argument, NULL, 'X'},
 		{"check-script", no_argument, NULL, 'L'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192, .max_drain = LTAP_MAX_DRAIN};
@@ -347,6 +352,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'C': return cmd_check();
+		case 'V': printf("%s\n", ltap_version_string()); return 0;
 		case 'h': return usage(stdout, 0);
 		default: return usage(stderr, 2);
 		}

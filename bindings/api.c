@@ -5,6 +5,7 @@
 #include "ctx.h"
 
 #include "api.h"
+#include "version.h"
 
 #include <lauxlib.h>
 
@@ -89,8 +90,12 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, !ctx->opt.input);
 	lua_setfield(L, -2, "live");
-	lua_pushliteral(L, "0.1");
+	lua_pushstring(L, ltap_version());
 	lua_setfield(L, -2, "version");
+	if (*ltap_version_commit()) {
+		lua_pushstring(L, ltap_version_commit());
+		lua_setfield(L, -2, "commit");
+	}
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");
 	lua_setfield(L, -2, "format");
 	lua_setglobal(L, "ltap");

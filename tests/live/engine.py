@@ -84,6 +84,15 @@ def _memory_cgroup_v1():
     return rel is not None and os.access("/sys/fs/cgroup/memory" + rel, os.W_OK)
 
 
+def _no_ltap_package():
+    """dpkg knows no ltap package, or one removed with its files (purged)"""
+    try:
+        r = subprocess.run(["dpkg-query", "-W", "-f", "${db:Status-Status}", "ltap"], capture_output=True, text=True)
+    except OSError:
+        return True
+    return r.returncode != 0 or r.stdout in ("", "not-installed")
+
+
 # REQUIRES NAME (or !NAME): what a test needs of this machine, with the
 # reason a skip gives. Tools make.sh installs are not here: without them a
 # test fails rather than skips.
@@ -98,6 +107,9 @@ REQUIREMENTS = {
     "memory_cgroup": (lambda: _memory_cgroup_v2() or _memory_cgroup_v1(),
                       "no memory cgroup to make a child in (v2 or v1)"),
     "memory_cgroup_v1": (_memory_cgroup_v1, "no v1 memory cgroup to make a child in"),
+    # a test that installs ltap's package leaves alone one installed by someone else
+    "no_ltap_package": (_no_ltap_package,
+                        "an ltap package is installed already (dpkg -s ltap): not this test's to replace"),
 }
 
 

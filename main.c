@@ -362,6 +362,8 @@ int main(int argc, char **argv)
 		opt.input = argv[2];
 		optind = 3;
 	}
+	/* long work shows how far it is on a terminal; JSON output never has it */
+	opt.progress = !opt.json;
 	if (ltap_targetopt_check(&opt, why, sizeof why)) {
 		ltap_err("%s", why);
 		return 2;

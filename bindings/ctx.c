@@ -9,6 +9,7 @@
 #include "guardian.h"
 #include "log.h"
 #include "proc.h"
+#include "progress.h"
 #include "source.h"
 #include "src_replay.h"
 #include "src_sampler.h"
@@ -21,6 +22,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,11 +53,18 @@ static int ctx_open_input(struct ltap_ctx *ctx)
 		ltap_err("replay: cannot read %s: %s", path, strerror(EISDIR));
 		return -1;
 	}
+	if (ctx->opt.progress) {
+		const char *base = strrchr(path, '/');
+		char what[80];
+		snprintf(what, sizeof what, "replay %.60s", strcmp(path, "-") == 0 ? "standard input" : base ? base + 1 : path);
+		ctx->progress = ltap_progress_new(what);
+	}
 	/* anything that is not a trace.dat is taken for text; a FIFO or a
 	 * device is read once, as text (a trace.dat needs seeks) */
 	if (strcmp(path, "-") == 0 || !S_ISREG(st.st_mode) || !ltap_replay_is_tracedat(path))
 		return ltap_text_open(ctx);
-	if (!(r = ltap_replay_open(path)))
+	/* the reader learns the trace's end only for a progress line */
+	if (!(r = ltap_replay_open(path, ctx->progress ? LTAP_REPLAY_LAST : 0)))
 		return -1;
 	ctx_add_source(ctx, ltap_replay_source(r));
 	ltap_replay_set_gate(r, &ctx->gate);
@@ -133,6 +142,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	if (!ctx)
 		return;
 	ltap_signals_restore();
+	ltap_progress_free(ctx->progress);
 	if (ctx->L) {
 		lua_sethook(ctx->L, NULL, 0, 0);
 		lua_close(ctx->L);
@@ -220,9 +230,25 @@ static int ctx_between(struct ltap_ctx *ctx)
 	return !ends;
 }
 
+/* how far the replay is: its source's progress, on the line */
+static void ctx_progress(struct ltap_ctx *ctx)
+{
+	uint64_t done, total;
+	int unit;
+
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->progress &&
+		    (unit = ctx->sources[i]->ops->progress(ctx->sources[i], &done, &total)) >= 0)
+			ltap_progress_show(ctx->progress, done, total, (enum ltap_progress_unit)unit);
+}
+
 static void ctx_batch(void *ud)
 {
-	ctx_between(ud);
+	struct ltap_ctx *ctx = ud;
+
+	if (ltap_progress_due(ctx->progress))
+		ctx_progress(ctx);
+	ctx_between(ctx);
 }
 
 /* -p's threads, or the -c command started and held at its start gate */
@@ -383,6 +409,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_loop_set_replay(ctx->loop);
 	else
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
+	if (ctx->progress) /* a replay's: its line redrawn at turns */
+		ltap_loop_set_turns(ctx->loop, LTAP_PROGRESS_EVERY);
 	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
 		return -1;
 	if (ctx->gate.active)
@@ -489,6 +517,8 @@ int ltap_ctx_run(struct ltap_ctx *ctx)
 	ctx->in_loop = 1;
 	if (!ctx->failed && !ctx->exit_called && ltap_loop_run(ctx->loop) < 0)
 		ctx->failed = 1;
+	ltap_progress_free(ctx->progress); /* erased before the end's reports */
+	ctx->progress = NULL;
 	/* the end: a recording's, -d's, the last event of a replay, or now */
 	ctx_span(ctx, &end);
 	until = end ? end : ctx->stop_at ? ctx->stop_at : ctx->opt.input ? ctx->trace_now : ltap_now();

@@ -118,6 +118,7 @@ struct ltap_options {
 	uint64_t max_drain;      /* --max-drain: the final drain's limit in ns */
 	const char *serve;       /* --serve [ADDR:]PORT */
 	int export_all;          /* --export-all */
+	int progress;            /* a progress line for long work, when stderr is a terminal (progress.h) */
 };
 
 /* The Lua state's memory (memory.c). */
@@ -171,6 +172,7 @@ struct ltap_ctx {
 	uint64_t start_time, trace_now, stop_at;
 	int running;        /* in the run phase: timers are relative to trace_now */
 	int in_loop;        /* the loop is dispatching: no nested dispatch */
+	struct ltap_progress *progress; /* a replay's, or a large input's being read (flame.c) */
 	int failed;         /* a script error ended the run */
 	int usage;          /* it was a usage error (ltap.usage_error): ltap exits 2 */
 	int exit_called, exit_code; /* exit_code -1: exit() without a code */

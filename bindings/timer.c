@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -195,7 +196,7 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 	ltap_event_clear(ctx);
 	if (ltap_call(ctx, 0, 0) == 0)
 		ltap_report_flush(ctx);
-	fflush(stdout);
+	ltap_progress_flush(ctx->progress); /* fflush(stdout), never into a progress line */
 	return ctx->failed || ctx->exit_called;
 }
 

@@ -10,6 +10,10 @@ void ltap_log(enum ltap_log_level level, const char *fmt, ...)
 /* Where messages go instead of stderr (NULL: stderr again): tests capture them. */
 typedef void (*ltap_log_sink)(enum ltap_log_level level, const char *msg, void *ud);
 void ltap_log_set_sink(ltap_log_sink sink, void *ud);
+/* Runs before a message is written to stderr (NULL: nothing): a progress
+ * line (progress.c) is erased first, so the message is not drawn into it. */
+typedef void (*ltap_log_before_fn)(void *ud);
+void ltap_log_set_before(ltap_log_before_fn fn, void *ud);
 /* returns the level in force before */
 enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max);
 

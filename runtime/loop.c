@@ -63,6 +63,8 @@ struct ltap_loop {
 	volatile int woken; /* ltap_loop_wake since the replay's last turn */
 	int halted;
 	uint64_t last_drain;  /* when the rings were last read */
+	uint64_t turn_every, turn_at; /* a replay's turns for the front end (ltap_loop_set_turns) */
+	unsigned turn_items;
 };
 
 uint64_t ltap_now(void)
@@ -227,6 +229,23 @@ void ltap_loop_set_replay(struct ltap_loop *loop)
 	loop->replay = 1;
 }
 
+void ltap_loop_set_turns(struct ltap_loop *loop, uint64_t every)
+{
+	loop->turn_every = every;
+	loop->turn_at = ltap_now() + every;
+}
+
+/* A replay's turn is due: the clock is read every 1024 items only */
+static int loop_turn_due(struct ltap_loop *loop)
+{
+	uint64_t now;
+
+	if (++loop->turn_items & 1023 || (now = ltap_now()) < loop->turn_at)
+		return 0;
+	loop->turn_at = now + loop->turn_every;
+	return 1;
+}
+
 void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void *ud)
 {
 	loop->now = now ? now : loop_clock;
@@ -313,6 +332,10 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		 * SIGINT handler waiting) gets its turn before the next item */
 		if (loop->replaying && (loop->stopping || loop->woken))
 			return 0;
+		if (loop->turn_every && loop->replaying && loop_turn_due(loop)) {
+			loop->woken = 1; /* the front end's turn: ltap_loop_replay returns 1 */
+			return 0;
+		}
 		if (loop->ordered) {
 			for (int i = 0; i < n; i++)
 				if (ss[i]->has && (!best || ss[i]->cur.ts < best->cur.ts))

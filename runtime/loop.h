@@ -59,6 +59,11 @@ void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain);
  * hook in each of its pauses. */
 void ltap_loop_set_replay(struct ltap_loop *loop);
 
+/* A replay gives the front end a turn (the batch hook) at least every
+ * `every` ns of wall time, as a signal would: a progress line is redrawn
+ * there (progress.h). 0: only when a stream pauses or a signal comes. */
+void ltap_loop_set_turns(struct ltap_loop *loop, uint64_t every);
+
 /* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
 int ltap_loop_run(struct ltap_loop *loop);
 /* Replay: dispatches every event of streams that hold all their data, with

@@ -29,6 +29,7 @@
 /* In libtracecmd since 1.0 and used by trace-cmd itself, but not declared in
  * the public header of 1.3. */
 int tracecmd_cpus(struct tracecmd_input *handle);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 
 #define OUT_CAP (256 * 1024)
 #define STREAMS_MAX 65536
@@ -298,7 +299,7 @@ static int reader_send(struct reader *r, struct tep_record *rec)
 	return 0;
 }
 
-int ltap_replay_reader_run(int in_fd, int out_fd)
+int ltap_replay_reader_run(int in_fd, int out_fd, int want_last)
 {
 	struct ltap_wire_setup setup = {0};
 	struct ltap_wire_end end = {0};
@@ -332,6 +333,13 @@ int ltap_replay_reader_run(int in_fd, int out_fd)
 	if (!s)
 		return reader_fail(r.o, why[0] ? why : "out of memory");
 	reader_find_start(&r, s, n);
+	for (int i = 0; i < n && want_last; i++) {
+		struct tep_record *rec = tracecmd_read_cpu_last(s[i].h, s[i].cpu);
+		if (rec && rec->ts > setup.last)
+			setup.last = rec->ts;
+		if (rec)
+			tracecmd_free_record(rec);
+	}
 	for (int i = 0; i < n; i++) {
 		s[i].rec = tracecmd_read_cpu_first(s[i].h, s[i].cpu);
 		if (s[i].rec && s[i].rec->ts < first)

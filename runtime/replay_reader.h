@@ -10,7 +10,9 @@
 #define LTAP_REPLAY_READER_H
 
 /* Reads the trace.dat open on in_fd (which it takes) and writes its frames
- * to out_fd. Returns the process's exit code: 0 after END, 2 after ERROR. */
-int ltap_replay_reader_run(int in_fd, int out_fd);
+ * to out_fd; with want_last, SETUP says the last event's time too (read
+ * from each CPU's last page first). Returns the process's exit code: 0
+ * after END, 2 after ERROR. */
+int ltap_replay_reader_run(int in_fd, int out_fd, int want_last);
 
 #endif

@@ -11,6 +11,7 @@
 #include "evcheck.h"
 #include "gate.h"
 #include "log.h"
+#include "progress.h"
 #include "proc.h"
 #include "replay_reader.h"
 #include "replay_wire.h"
@@ -63,6 +64,7 @@ struct ltap_replay {
 	struct ltap_stream s;   /* one stream: the reader merges the CPUs */
 	struct ltap_stream *streams[1];
 	uint64_t start, end, records;
+	uint64_t first, last;   /* the first event's time, and the last's (LTAP_REPLAY_LAST), for progress */
 	int command;            /* the recorded run's -c command ("start=NS command=PID") */
 	struct ltap_gate *gate; /* where "measure=PID" marks go, in order with the events */
 	struct tep_event *print; /* ftrace:print, for those marks */
@@ -265,7 +267,8 @@ static void replay_next(struct ltap_replay *r)
 					      (unsigned long long)r->records + 1, w.cpu, why);
 				return;
 			}
-			r->records++;
+			if (!r->records++)
+				r->first = w.ts;
 			replay_mark(r, data, (int)w.size);
 			r->last_cpu = (int)w.cpu;
 			r->s.cur.ts = w.ts;
@@ -328,7 +331,7 @@ void __sanitizer_set_report_path(const char *path) __attribute__((weak));
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 /* The reader process, its output on the returned fd; -1 on error. */
-static int replay_spawn(struct ltap_replay *r, int file_fd)
+static int replay_spawn(struct ltap_replay *r, int file_fd, int flags)
 {
 	int p[2];
 	pid_t parent = getpid();
@@ -370,7 +373,7 @@ static int replay_spawn(struct ltap_replay *r, int file_fd)
 			__sanitizer_set_report_path("stderr");
 		if (__sanitizer_set_death_callback)
 			__sanitizer_set_death_callback(NULL);
-		_exit(ltap_replay_reader_run(file_fd, p[1]));
+		_exit(ltap_replay_reader_run(file_fd, p[1], flags & LTAP_REPLAY_LAST));
 	}
 	close(p[1]);
 	return p[0];
@@ -492,6 +495,7 @@ static int replay_setup(struct ltap_replay *r)
 		goto out;
 	}
 	r->start = su.start;
+	r->last = su.last;
 	r->command = (int)su.command;
 	rc = replay_build_tep(r, &su, t, n);
 	if (rc == 0 && (r->print = tep_find_event_by_name(r->tep, "ftrace", "print")) != NULL)
@@ -507,7 +511,7 @@ out:
 
 static const struct ltap_source_ops replay_source_ops;
 
-struct ltap_replay *ltap_replay_open(const char *path)
+struct ltap_replay *ltap_replay_open(const char *path, int flags)
 {
 	struct ltap_replay *r = calloc(1, sizeof *r);
 	struct stat st;
@@ -529,7 +533,7 @@ struct ltap_replay *ltap_replay_open(const char *path)
 		ltap_replay_close(r);
 		return NULL;
 	}
-	r->fd = replay_spawn(r, file_fd);
+	r->fd = replay_spawn(r, file_fd, flags);
 	close(file_fd);
 	if (r->fd < 0) {
 		ltap_err("replay: cannot start the reader of %s: %s", path, strerror(errno));
@@ -634,6 +638,18 @@ static void replay_span(struct ltap_source *s, uint64_t *start, uint64_t *end)
 	*end = replay_of(s)->end;
 }
 
+/* by trace time: the event at hand between the first and the last */
+static int replay_progress(struct ltap_source *s, uint64_t *done, uint64_t *total)
+{
+	struct ltap_replay *r = replay_of(s);
+
+	if (!r->s.has || !r->last || r->last < r->first)
+		return -1;
+	*done = r->s.cur.ts > r->first ? r->s.cur.ts - r->first : 0;
+	*total = r->last - r->first;
+	return LTAP_PROGRESS_NS;
+}
+
 /* The input ended early: what the script saw is not the file. */
 static int replay_finish(struct ltap_source *s)
 {
@@ -657,6 +673,7 @@ static const struct ltap_source_ops replay_source_ops = {
 	.finish = replay_finish,
 	.close = replay_close,
 	.span = replay_span,
+	.progress = replay_progress,
 };
 
 struct ltap_source *ltap_replay_source(struct ltap_replay *r)

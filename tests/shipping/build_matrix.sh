@@ -21,13 +21,17 @@ else
   tar -C "$src" --exclude='./build*' -cf - . | tar -C "$work/src" -xf -
 fi
 
+# Ninja when there is one (make.sh installs it): it compiles the bindings
+# while the runtime's archive is made, where make waits: ~20% less time
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
 fails=0
 for cc in gcc clang; do
   for type in "" Debug Release RelWithDebInfo MinSizeRel; do
     name="$cc ${type:-(no build type)}"
     dir=$work/$cc-${type:-none}
     start=$(date +%s.%N)
-    if ! CC=$cc cmake -S "$work/src" -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DLTAP_WERROR=ON \
+    if ! CC=$cc cmake "${gen[@]}" -S "$work/src" -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DLTAP_WERROR=ON \
            -DBUILD_TESTING=OFF -DLTAP_MAN=OFF >"$dir.log" 2>&1 ||
        ! cmake --build "$dir" -j2 --target ltap >>"$dir.log" 2>&1; then
       echo "FAIL: $name: the build failed:"; grep -E 'error|warning' "$dir.log" | head -20

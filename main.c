@@ -1,28 +1,15 @@
-/* main.c: the command line: run a script, a one-liner or a bundled script;
- * list events and scripts; say what this machine supports. */
-#include "catalog.h"
-#include "command.h"
-#include "ctx.h"
-#include "elfsym.h"
-#include "embedded.h"
-#include "guardian.h"
-#include "log.h"
-#include "parse.h"
-#include "readfile.h"
-#include "targetopt.h"
-#include "tracefs_dir.h"
-#include "version.h"
+/* main.c: the ltap command, a client of libltap (ltap.h): it parses the
+ * command line, forwards the process's signals to its host and prints what
+ * the host says; everything else is the library's. */
+#include "ltap.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
-#include <linux/perf_event.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 static const char usage_text[] =
 	"usage: ltap [OPTIONS] SCRIPT.lua|./FILE|NAME [ARGS...]  run a script file or a bundled script\n"
@@ -32,8 +19,8 @@ static const char usage_text[] =
 	"       ltap replay FILE SCRIPT [ARGS...]          run a script over a saved trace\n"
 	"       ltap scripts                               list the bundled scripts\n"
 	"       ltap --check                               what this machine supports\n"
-	"       ltap NAME -h                               a bundled script's options\n"
 	"       ltap --version                             which ltap this is\n"
+	"       ltap NAME -h                               a bundled script's options\n"
 	"\n"
 	"options:\n"
 	"  -e CODE        run CODE instead of a script file\n"
@@ -58,7 +45,6 @@ static const char usage_text[] =
 	"                 without attaching anything: 0 when it loads\n"
 	"  -v             say more (attach time, ...)\n"
 	"  -h, --help     this text\n"
-	"  --version      the version, and the git commit it was built from\n"
 	"\n"
 	"Script functions: probe(EVENT, [FILTER,] FN), every(INTERVAL, FN), after(DELAY, FN),\n"
 	"begin(FN), finish(FN), exit([CODE]), printf(FMT, ...), sorted(T, [HOW], [N]),\n"
@@ -67,201 +53,77 @@ static const char usage_text[] =
 	"Probe specs: SYS:EVENT, u:PATH:FUNC, ur:PATH:FUNC, usdt:PATH:NAME, k:FUNC.\n"
 	"See man ltap, man ltap-lua (the event object) and docs/ for more.\n";
 
+/* The one global: a signal handler has no other way to find the host. */
+static ltap_host *signal_host;
+
+static void on_signal(int sig)
+{
+	ltap_host_signal(signal_host, sig);
+}
+
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT end the run (a second one at once);
+ * no SA_RESTART, so a wait in ltap.measure sees the EINTR. */
+static void signals_install(ltap_host *h)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	struct sigaction sa;
+
+	signal_host = h;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void signals_restore(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal_host = NULL;
+}
+
+/* "ltap: MSG" on stderr, after what the script printed */
+static void log_stderr(void *ud, enum ltap_log_level level, const char *msg)
+{
+	(void)ud;
+	(void)level;
+	fflush(stdout);
+	fprintf(stderr, "ltap: %s\n", msg);
+}
+
 static int usage(FILE *out, int code)
 {
 	fputs(usage_text, out);
 	return code;
 }
 
-/* ltap list 'usdt:PATH:*' or 'u:PATH:GLOB': markers or functions of a file */
-static int cmd_list_user(const char *glob, int verbose)
+static int cmd_list(int argc, char **argv, int verbose)
 {
-	int usdt = strncmp(glob, "usdt:", 5) == 0, n = 0;
-	char path[4096];
-	const char *rest = glob + (usdt ? 5 : strncmp(glob, "uprobe:", 7) == 0 ? 7 : 2), *pat;
-	struct ltap_elf *e;
-
-	pat = strrchr(rest, ':');
-	if (!pat || pat == rest) {
-		ltap_err("list: '%s' needs PATH:GLOB ('usdt:/usr/bin/python3:*')", glob);
-		return 2;
-	}
-	snprintf(path, sizeof path, "%.*s", (int)(pat - rest), rest);
-	pat++;
-	if (!(e = ltap_elf_open(path))) {
-		ltap_err("list: %s: %s", path, errno == ENOEXEC ? "not an ELF file" : strerror(errno));
-		return 1;
-	}
-	if (usdt) {
-		const struct ltap_sdt *s;
-		int ns = ltap_elf_sdts(e, &s);
-		for (int i = 0; i < ns; i++) {
-			char full[160];
-			snprintf(full, sizeof full, "%s:%s", s[i].provider, s[i].name);
-			if (fnmatch(pat, full, 0) && fnmatch(pat, s[i].name, 0))
-				continue;
-			printf("usdt:%s:%s%s%s%s\n", path, full, s[i].sem_offset ? " (semaphore)" : "",
-			       verbose ? "  " : "", verbose ? s[i].args : "");
-			n++;
-		}
-	} else {
-		const struct ltap_elf_func *f;
-		int nf = ltap_elf_funcs(e, &f);
-		for (int i = 0; i < nf; i++)
-			if (fnmatch(pat, f[i].name, 0) == 0) {
-				printf("u:%s:%s\n", path, f[i].name);
-				n++;
-			}
-	}
-	ltap_elf_close(e);
-	if (!n)
-		ltap_err("list: nothing in %s matches '%s'", path, pat);
-	return n ? 0 : 1;
-}
-
-static int cmd_list(int argc, char **argv)
-{
-	struct ltap_catalog *cat;
-	int verbose = 0, n;
 	const char *glob = NULL;
+	int rc;
 
-	ltap_guardian_reap_stale();
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-v") == 0)
 			verbose = 1;
 		else if (!glob)
 			glob = argv[i];
 	}
-	if (glob && (strncmp(glob, "usdt:", 5) == 0 || strncmp(glob, "u:", 2) == 0 || strncmp(glob, "uprobe:", 7) == 0))
-		return cmd_list_user(glob, verbose);
-	cat = ltap_catalog_open();
-	if (!cat)
-		return 1;
-	n = ltap_catalog_list(cat, glob, verbose, stdout);
-	if (n == 0 && glob) {
-		char near[512];
-		ltap_catalog_suggest(cat, glob, near, sizeof near);
-		if (near[0])
-			ltap_err("list: no event matches '%s' (did you mean %s?)", glob, near);
-		else
-			ltap_err("list: no event matches '%s'", glob);
-	} else if (n < 0) {
-		ltap_err("list: cannot read available_events: %s", strerror(-n));
-	}
-	ltap_catalog_close(cat);
-	return n > 0 ? 0 : 1;
+	ltap_set_log(log_stderr, NULL, verbose);
+	rc = ltap_list(stdout, glob, verbose);
+	return rc > 0 ? 0 : rc == -EINVAL ? 2 : 1;
 }
 
-/* The value of "-- key: value" in a script's header comment. */
-static int header_field(const char *src, const char *key, char *out, size_t len)
+/* A bundled script is named by a bare name, a script file as a path:
+ * contains a / or ends in .lua (ltap runs as root: a bare name is never a
+ * file of the current directory). */
+static int is_path(const char *name)
 {
-	size_t kl = strlen(key);
-	for (const char *p = src; p && strncmp(p, "--", 2) == 0; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		const char *q = p + 2;
-		while (*q == ' ')
-			q++;
-		if (strncmp(q, key, kl) == 0 && q[kl] == ':') {
-			q += kl + 1;
-			while (*q == ' ')
-				q++;
-			snprintf(out, len, "%.*s", (int)strcspn(q, "\n"), q);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int cmd_scripts(void)
-{
-	for (const struct ltap_embedded *e = ltap_embedded; e->name; e++) {
-		char summary[256] = "";
-		if (e->kind != LTAP_EMBED_SCRIPT)
-			continue;
-		header_field(e->src, "summary", summary, sizeof summary);
-		printf("%-22s %s\n", e->name, summary);
-	}
-	return 0;
-}
-
-static int check_perf(__u32 type, __u64 config, __u64 sample_type)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.sample_type = sample_type;
-	if (sample_type)
-		a.sample_period = 1000000;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-/* "yes", or why not: a permission problem names what was refused (as
- * non-root, the tracefs directory itself) instead of a bare "no". */
-static const char *check_path(const char *dir, const char *rel, int mode, const char *absent, char *buf, size_t len)
-{
-	char path[4200];
-
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	if (access(path, mode) == 0)
-		return "yes";
-	if (errno != EACCES && errno != EPERM)
-		return absent;
-	if (access(dir, R_OK | X_OK) != 0)
-		snprintf(buf, len, "no permission to read %s (run as root)", dir);
-	else
-		snprintf(buf, len, "no permission to %s %s (run as root)", mode == W_OK ? "write" : "read", path);
-	return buf;
-}
-
-/* A perf_event_open error, with the sysctl that decides it for non-root. */
-static const char *check_perf_why(int e, char *buf, size_t len)
-{
-	FILE *f;
-	int paranoid;
-
-	if (e != -EACCES && e != -EPERM)
-		return strerror(-e);
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (f && fscanf(f, "%d", &paranoid) == 1)
-		snprintf(buf, len, "no permission (kernel.perf_event_paranoid is %d: run as root)", paranoid);
-	else
-		snprintf(buf, len, "no permission (run as root)");
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-static int cmd_check(void)
-{
-	const char *dir = ltap_tracefs_dir();
-	const char *tp = "no";
-	char why[4400];
-	int e;
-
-	printf("%-22s %s\n", "version", ltap_version_string());
-	printf("%-22s %s\n", "tracefs", dir ? dir : "no");
-	if (dir) {
-		tp = check_path(dir, "events/sched/sched_switch", F_OK, "no", why, sizeof why);
-		printf("%-22s %s\n", "tracepoints", tp);
-		printf("%-22s %s\n", "tracefs instances", check_path(dir, "instances", W_OK, "no", why, sizeof why));
-		printf("%-22s %s\n", "uprobes", check_path(dir, "uprobe_events", F_OK, "no", why, sizeof why));
-		printf("%-22s %s\n", "kprobes",
-		       check_path(dir, "kprobe_events", F_OK, "no (kernel has no kprobe_events)", why, sizeof why));
-	}
-	e = check_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0);
-	printf("%-22s %s\n", "software counters", e ? check_perf_why(e, why, sizeof why) : "yes");
-	e = check_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
-	printf("%-22s %s\n", "hardware counters", e ? "not supported" : "yes");
-	e = check_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_SAMPLE_CALLCHAIN);
-	printf("%-22s %s\n", "callchains", e ? check_perf_why(e, why, sizeof why) : "yes");
-	/* ltap cannot trace here: say so in the exit status too */
-	return dir && strcmp(tp, "yes") == 0 ? 0 : 1;
+	size_t n = strlen(name);
+	return strchr(name, '/') || (n > 4 && strcmp(name + n - 4, ".lua") == 0);
 }
 
 int main(int argc, char **argv)
@@ -269,6 +131,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"check", no_argument, NULL, 'C'},
+		{"version", no_argument, NULL, 'V'},
 		{"unordered", no_argument, NULL, 'U'},
 		{"format", required_argument, NULL, 'F'},
 		{"input", required_argument, NULL, 'I'},
@@ -278,140 +141,135 @@ int main(int argc, char **argv)
 		{"serve", required_argument, NULL, 'S'},
 		{"export-all", no_argument, NULL, 'X'},
 		{"check-script", no_argument, NULL, 'L'},
-		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ltap_options opt = {.ordered = 1, .buffer_kb = 8192, .max_drain = LTAP_MAX_DRAIN};
-	const char *code = NULL, *name = NULL;
-	struct ltap_chunk script = {0};
-	int c, rc, load_only = 0;
-	struct ltap_ctx *ctx;
-	char chunk[4200], why[4200];
+	LTAP_HOST_OPTS(o, .output = stdout, .error_output = stderr, .log = log_stderr, .exclude_self = 1,
+		       .progress = stderr);
+	const char *code = NULL, *name;
+	int c, rc, load_only = 0, given_p = 0, given_d = 0, given_r = 0;
+	ltap_host *h;
 	uint64_t v;
+	char *end;
+	long pid;
 
+	ltap_set_log(log_stderr, NULL, 0);
 	if (argc > 1 && strcmp(argv[1], "list") == 0)
-		return cmd_list(argc - 1, argv + 1);
+		return cmd_list(argc - 1, argv + 1, 0);
 	if (argc > 1 && strcmp(argv[1], "scripts") == 0)
-		return cmd_scripts();
+		return ltap_list_scripts(stdout) >= 0 ? 0 : 1;
 	while ((c = getopt_long(argc, argv, "+e:p:c:d:ab:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': code = optarg; break;
-		case 'c': {
-			/* a bad command is a bad option (exit 2), found before anything starts */
-			struct ltap_cmd cmd;
-			if (ltap_targetopt_command(optarg, &cmd, why, sizeof why)) {
-				ltap_err("%s", why);
+		case 'c':
+			if (o.command) {
+				fprintf(stderr, "ltap: -c was given twice\n");
 				return 2;
 			}
-			ltap_cmd_free(&cmd);
-		}
-			/* fall through */
+			o.command = optarg;
+			break;
 		case 'p':
-		case 'd':
-		case 'a':
-		case 'R':
-			if (ltap_targetopt_set(&opt, c, optarg, why, sizeof why)) {
-				ltap_err("%s", why);
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			/* a pid is 32 bits: 4294967297 must not wrap to 1 */
+			if (given_p++ || *end || end == optarg || errno || pid <= 0 || pid > INT32_MAX) {
+				if (given_p > 1)
+					fprintf(stderr, "ltap: -p was given twice\n");
+				else
+					fprintf(stderr, "ltap: -p: bad pid '%s' (1 to %d)\n", optarg, INT32_MAX);
 				return 2;
 			}
+			o.pid = (int)pid;
+			break;
+		case 'd':
+			if (given_d++ || ltap_parse_duration(optarg, &o.duration_ns) || !o.duration_ns) {
+				if (given_d > 1)
+					fprintf(stderr, "ltap: -d was given twice\n");
+				else
+					fprintf(stderr, "ltap: -d: bad duration '%s' (try 10s, 500ms)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'a': o.all = 1; break;
+		case 'R':
+			if (given_r++) {
+				fprintf(stderr, "ltap: --record was given twice\n");
+				return 2;
+			}
+			o.record = optarg;
 			break;
 		case 'b':
 			if (ltap_parse_size(optarg, &v) || v < 4096) {
-				ltap_err("-b: bad size '%s' (try 8M)", optarg);
+				fprintf(stderr, "ltap: -b: bad size '%s' (try 8M)\n", optarg);
 				return 2;
 			}
-			opt.buffer_kb = (size_t)(v / 1024);
+			o.ring_kb = (size_t)(v / 1024);
 			break;
-		case 'v':
-			opt.verbose = 1;
-			ltap_log_set_verbosity(LTAP_LOG_DEBUG);
-			break;
-		case 'U': opt.ordered = 0; break;
-		case 'I': opt.input = optarg; break;
+		case 'v': o.verbose = 1; break;
+		case 'U': o.unordered = 1; break;
+		case 'I': o.input = optarg; break;
 		case 'L': load_only = 1; break;
 		case 'M':
-			if (ltap_parse_size(optarg, &opt.max_memory) || opt.max_memory < (16u << 20)) {
-				ltap_err("--max-memory: bad size '%s' (at least 16M; try 2G)", optarg);
+			if (ltap_parse_size(optarg, &v) || v < (16u << 20)) {
+				fprintf(stderr, "ltap: --max-memory: bad size '%s' (at least 16M; try 2G)\n", optarg);
 				return 2;
 			}
+			o.max_memory = v;
 			break;
 		case 'D':
-			if (ltap_parse_duration(optarg, &opt.max_drain)) {
-				ltap_err("--max-drain: bad duration '%s' (try 2s, 500ms; 0: no drain)", optarg);
+			if (ltap_parse_duration(optarg, &v)) {
+				fprintf(stderr, "ltap: --max-drain: bad duration '%s' (try 2s, 500ms; 0: no drain)\n", optarg);
 				return 2;
 			}
+			o.max_drain_ns = v ? (int64_t)v : -1;
 			break;
-		case 'S': opt.serve = optarg; break;
-		case 'X': opt.export_all = 1; break;
+		case 'S': o.serve = optarg; break;
+		case 'X': o.export_all = 1; break;
 		case 'F':
 			if (strcmp(optarg, "json") == 0)
-				opt.json = 1;
+				o.json = 1;
 			else if (strcmp(optarg, "text") != 0) {
-				ltap_err("--format: unknown format '%s' (text, json)", optarg);
+				fprintf(stderr, "ltap: --format: unknown format '%s' (text, json)\n", optarg);
 				return 2;
 			}
 			break;
-		case 'C': return cmd_check();
-		case 'V': printf("%s\n", ltap_version_string()); return 0;
+		case 'C': return ltap_check(stdout) == 0 ? 0 : 1;
+		case 'V': printf("ltap %s\n", ltap_version()); return 0;
 		case 'h': return usage(stdout, 0);
 		default: return usage(stderr, 2);
 		}
 	}
 	if (argc > 2 && optind == 1 && strcmp(argv[1], "replay") == 0) {
 		/* ltap replay FILE SCRIPT [ARGS...] */
-		opt.input = argv[2];
+		o.input = argv[2];
 		optind = 3;
 	}
-	/* long work shows how far it is on a terminal; JSON output never has it */
-	opt.progress = !opt.json;
-	if (ltap_targetopt_check(&opt, why, sizeof why)) {
-		ltap_err("%s", why);
-		return 2;
+	if (!code && optind >= argc)
+		return usage(stderr, 2);
+	if (o.json)
+		o.progress = NULL; /* JSON output never has a progress line */
+	/* bad options are usage errors (exit 2), found before anything starts */
+	if ((rc = ltap_host_new(&h, &o)) != 0) {
+		ltap_host_free(h);
+		return rc == -EINVAL ? 2 : 1;
 	}
-	if (opt.serve && opt.input) {
-		ltap_err("--serve serves a live run, not a replay (--input)");
-		return 2;
-	}
-	if (!code) {
-		if (optind >= argc)
-			return usage(stderr, 2);
-		name = argv[optind++];
-		/* a script file is named as a path; a bare name is a bundled script,
-		 * never a file of the current directory (ltap runs as root) */
-		if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".lua") == 0)) {
-			if (!(script.src = ltap_file_read(name, LTAP_SCRIPT_MAX, &script.len))) {
-				ltap_err("cannot read script %s: %s", name, strerror(errno));
-				return 2;
-			}
-			script.owned = 1;
-			snprintf(chunk, sizeof chunk, "@%s", name);
-		} else {
-			if (ltap_embedded_get(LTAP_EMBED_SCRIPT, name, &script)) {
-				ltap_err("no bundled script named '%s' (see: ltap scripts; a script file is "
-					 "named as a path: ltap ./%s)", name, name);
-				return 2;
-			}
-			snprintf(chunk, sizeof chunk, "@scripts/%s.lua", name);
-		}
+	signals_install(h);
+	if (code) {
+		rc = ltap_host_load_string(h, code, "-e", argc - optind, argv + optind);
 	} else {
-		script.src = code;
-		script.len = strlen(code);
-		snprintf(chunk, sizeof chunk, "=-e");
-		name = "-e";
+		name = argv[optind++];
+		if (is_path(name))
+			rc = ltap_host_load_file(h, name, argc - optind, argv + optind);
+		else
+			rc = ltap_host_load_bundled(h, name, argc - optind, argv + optind);
+		if (rc == -ENOENT || (rc < 0 && ltap_host_status(h) < 0))
+			rc = 2; /* no such script: as a bad argument */
 	}
-	ctx = ltap_ctx_new(&opt);
-	if (!ctx) {
-		ltap_chunk_free(&script);
-		return 1;
-	}
-	rc = ltap_ctx_load(ctx, &script, chunk, argc - optind, argv + optind, name);
-	ltap_chunk_free(&script);
 	if (rc == 0)
-		rc = load_only ? 0 : ltap_ctx_run(ctx);
-	else if (ctx->usage)
-		rc = 2; /* the script's command line, as a bad option of ltap's own */
-	else
-		rc = ctx->exit_called ? ctx->exit_code : 1; /* os.exit() while loading */
-	ltap_ctx_free(ctx);
+		rc = load_only ? 0 : ltap_host_run(h);
+	else if (rc < 0)
+		rc = ltap_host_status(h) >= 0 ? ltap_host_status(h) : 1;
+	fflush(stdout);
+	ltap_host_free(h);
+	signals_restore();
 	return rc;
 }

@@ -16,6 +16,8 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # Debian's prometheus.service (:9090) and, as recommended, the node exporter
 # (:9100); the tests neither use nor touch them (free loopback ports, their
 # own process killed by pid). Without systemd (containers, CI) nothing starts.
+# lua5.4 and lua-luv: Debian's own Lua interpreter and libuv binding, the
+# hosts of require "ltap" in the embedding test (tests/live/embed.sh).
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
 # profile, flame graph and annotate tests.
@@ -25,7 +27,7 @@ DEB_PKGS="pandoc"
 # clang: the build test builds every build type with gcc and clang (with
 # ninja-build: a fifth less time than make); lintian: the reviewer of the
 # Debian package the tests build.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf clang ninja-build lintian $DEB_PKGS"
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf lua5.4 lua-luv clang ninja-build lintian $DEB_PKGS"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

@@ -5,6 +5,7 @@
 #   sudo bench/run.sh                  N=2000000 events, 5 rounds, medians
 #   sudo N=500000 ROUNDS=3 bench/run.sh
 #   LTAP=/path/to/ltap sudo -E bench/run.sh
+#   sudo BASE=/other/build/ltap bench/run.sh   a second ltap measured beside in every round
 #   sudo FILTER=comm bench/run.sh      every tool filters on comm in the kernel
 #
 # Like with like: by default no tool gets a predicate (each counts every
@@ -22,6 +23,7 @@ SETTLE=${SETTLE:-0.5}       # seconds to wait after a tracer says it is attached
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(dirname "$HERE")
 LTAP=${LTAP:-$TOP/build/ltap}
+BASE=${BASE:-}
 PROG_SRC=$TOP/tests/progs/getppid_loop.c
 TRACEFS=/sys/kernel/tracing
 EVENT=syscalls:sys_enter_getppid
@@ -38,6 +40,7 @@ for t in gcc bpftrace perf getconf; do
 	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
 done
 [[ -x $LTAP ]] || missing+=("ltap ($LTAP; build it with 'make -C $TOP/build' or set LTAP=)")
+[[ -z $BASE || -x $BASE ]] || missing+=("BASE ltap ($BASE)")
 [[ -r $PROG_SRC ]] || missing+=("$PROG_SRC")
 [[ -d $TRACEFS/instances ]] || missing+=("tracefs at $TRACEFS")
 if ((${#missing[@]})); then
@@ -93,8 +96,17 @@ check_clean() {
 # ---------------------------------------------------------------- setup
 W=$TMP/getppid_loop
 gcc -O2 -o "$W" "$PROG_SRC" || die "cannot compile $PROG_SRC"
-cp "$LTAP" "$TMP/ltap" || die "cannot copy $LTAP"   # immune to rebuilds during the run
-LT=$TMP/ltap
+# a copy immune to rebuilds during the run: the binary and the libltap
+# beside it (found first through LD_LIBRARY_PATH), when it has one
+copy_ltap() {     # copy_ltap SRC DIR -> prints the path of the copy
+	mkdir -p "$2" && cp "$1" "$2/ltap" || die "cannot copy $1"
+	cp -P "$(dirname "$1")"/libltap.so* "$2/" 2>/dev/null
+	echo "$2/ltap"
+}
+LT=$(copy_ltap "$LTAP" "$TMP/ltap.d")
+LB=${BASE:+$(copy_ltap "$BASE" "$TMP/base.d")}
+# run_lt BIN ARGS...: an ltap copy with its own libltap
+run_lt() { LD_LIBRARY_PATH=$(dirname "$1") "$@"; }
 # the same work for every tool: no predicate, or the same comm filter in the kernel
 if [[ $FILTER == comm ]]; then
 	LT_FILTER='"comm == \"getppid_loop\"", '
@@ -111,7 +123,7 @@ EOF
 BT_PROG="tracepoint:syscalls:sys_enter_getppid ${BT_PRED}{ @[comm] = count(); }"
 
 echo "ltap benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $NCPU CPUs, HZ=$HZ"
-echo "  $($LT --version 2>/dev/null || echo "ltap $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+dirty')")," \
+echo "  $(run_lt $LT --version 2>/dev/null || echo "ltap $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+dirty')")," \
 	"$(bpftrace --version 2>&1 | head -1), $(perf --version 2>&1)"
 echo "  workload: getppid_loop $N, $ROUNDS rounds, medians; kernel filter for every tool: $FILTER"
 if [[ -n $INST0 ]]; then
@@ -122,6 +134,7 @@ echo
 # per-tool arrays of per-round values
 declare -a base_w bt_w bt_cpu bt_cnt bt_lost bt_att pf_w pf_cpu pf_cnt pf_dup pf_lost pf_rec pf_att
 declare -a lt_w lt_cpu lt_cnt lt_lost lt_miss lt_att
+declare -a lb_w lb_cpu lb_cnt lb_lost lb_miss lb_att
 
 run_workload() {     # -> WALL (ns)
 	local a
@@ -198,22 +211,23 @@ round_perf() {
 	check_clean perf
 }
 
-round_ltap() {
-	local out=$TMP/lt.out err=$TMP/lt.err pid t0 cnt lost
+round_ltap() {     # round_ltap BIN PREFIX: PREFIX lt (LTAP) or lb (BASE)
+	local bin=$1 out=$TMP/lt.out err=$TMP/lt.err pid t0 cnt lost
+	local -n w=${2}_w cpu=${2}_cpu cnts=${2}_cnt losts=${2}_lost miss=${2}_miss att=${2}_att
 	: >"$out"; : >"$err"
 	now_us; t0=$NOW
-	"$LT" -v "$TMP/count.lua" >"$out" 2>"$err" &
+	run_lt "$bin" -v "$TMP/count.lua" >"$out" 2>"$err" &
 	pid=$!; PIDS+=("$pid")
 	wait_line "$err" "attached in" 30 "$pid" || { cat "$err" >&2; die "ltap did not attach"; }
-	now_us; lt_att+=("$(((NOW - t0)))")
+	now_us; att+=("$(((NOW - t0)))")
 	measure_traced "$pid"
-	lt_w+=("$WALL"); lt_cpu+=("$CPU_NS")
+	w+=("$WALL"); cpu+=("$CPU_NS")
 	kill -INT "$pid"; wait "$pid" || echo "run.sh: ltap exited $?" >&2
 	cnt=$(awk '$1 == "getppid_loop" {print $2}' "$out")
-	lt_cnt+=("${cnt:-0}")
+	cnts+=("${cnt:-0}")
 	lost=$(sed -n 's/^ltap: lost \([0-9]*\) events.*/\1/p' "$err")
-	lt_lost+=("${lost:-0}"); lt_miss+=("$((N - ${cnt:-0}))")
-	grep -v -e '^ltap: attached in' -e '^ltap: lost' "$err" >&2
+	losts+=("${lost:-0}"); miss+=("$((N - ${cnt:-0}))")
+	grep -v -e '^ltap: attached in' -e '^ltap: lost' -e '^ltap: command' "$err" >&2
 	check_clean ltap
 }
 
@@ -222,7 +236,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	round_base
 	printf ', bpftrace'; round_bpftrace
 	printf ', perf'; round_perf
-	printf ', ltap'; round_ltap
+	printf ', ltap'; round_ltap "$LT" lt
+	[[ -n $LB ]] && { printf ', ltap (BASE)'; round_ltap "$LB" lb; }
 	printf '\n'
 done
 
@@ -231,7 +246,7 @@ done
 # after the script was loaded; the process start is in the external numbers.
 declare -a lt_self lt_first bt_first
 for ((r = 1; r <= ROUNDS; r++)); do
-	"$LT" -v -d 1s "$TMP/count.lua" >/dev/null 2>"$TMP/att.err"
+	run_lt "$LT" -v -d 1s "$TMP/count.lua" >/dev/null 2>"$TMP/att.err"
 	v=$(sed -n 's/^ltap: attached in \([0-9.]*\) ms.*/\1/p' "$TMP/att.err")
 	lt_self+=("${v:-nan}")
 	check_clean "ltap -d 1s"
@@ -250,7 +265,7 @@ first_event() {     # $1 = bpftrace|ltap -> FIRST (us)
 	if [[ $1 == bpftrace ]]; then
 		bpftrace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "getppid_loop"/ { printf("hit\n"); exit(); }' >"$out" 2>/dev/null &
 	else
-		"$LT" -e 'probe("syscalls:sys_enter_getppid", function(e)
+		run_lt "$LT" -e 'probe("syscalls:sys_enter_getppid", function(e)
 			if e.comm == "getppid_loop" then print("hit"); io.stdout:flush(); exit() end end)' >"$out" 2>/dev/null &
 	fi
 	pid=$!; PIDS+=("$pid")
@@ -297,6 +312,7 @@ row none "${base_w[*]}" - - -
 row bpftrace "${bt_w[*]}" "${bt_cpu[*]}" "$(cell "${bt_cnt[@]}")" "$(cell "${bt_lost[@]}")"
 row perf "${pf_w[*]}" "${pf_cpu[*]}" "$(cell "${pf_cnt[@]}")" "$(cell "${pf_lost[@]}")"
 row ltap "${lt_w[*]}" "${lt_cpu[*]}" "$(cell "${lt_cnt[@]}")" "$(cell "${lt_lost[@]}")"
+[[ -n $LB ]] && row base "${lb_w[*]}" "${lb_cpu[*]}" "$(cell "${lb_cnt[@]}")" "$(cell "${lb_lost[@]}")"
 echo
 echo "counted: bpftrace '@[getppid_loop]', perf 'perf script | grep -c getppid_loop', ltap 'getppid_loop <n>'."
 echo "lost: bpftrace N - counted (it counts in a kernel map); perf N - distinct samples (see below);"
@@ -309,6 +325,7 @@ printf '  %-22s %s\n' "perf wall ns" "${pf_w[*]}" "perf cpu ns" "${pf_cpu[*]}" "
 printf '  %-22s %s\n' "perf duplicate samples" "${pf_dup[*]}" "perf N - distinct" "${pf_lost[*]}" "perf LOST records" "${pf_rec[*]}"
 printf '  %-22s %s\n' "ltap wall ns" "${lt_w[*]}" "ltap cpu ns" "${lt_cpu[*]}" "ltap counted" "${lt_cnt[*]}"
 printf '  %-22s %s\n' "ltap lost (reported)" "${lt_lost[*]}" "ltap N - counted" "${lt_miss[*]}"
+[[ -n $LB ]] && printf '  %-22s %s\n' "BASE wall ns" "${lb_w[*]}" "BASE cpu ns" "${lb_cpu[*]}" "BASE counted" "${lb_cnt[*]}"
 echo "  (perf duplicate samples: the same tid and ns timestamp present twice in perf.data; they"
 echo "   inflate perf's grep count, so perf's lost is computed from distinct samples.)"
 echo
@@ -318,6 +335,10 @@ r_pf=$(awk -v a="$SLOW_ltap" -v b="$SLOW_perf" 'BEGIN {if (b > 0) printf "%.2f",
 t_bt=$(awk -v a="$SLOW_ltap" -v c="$CPU_ltap" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')
 echo "ratios: slowdown ltap/bpftrace = $r_bt, ltap/perf = $r_pf;" \
 	"(slowdown + tracer CPU) ltap/bpftrace = $t_bt"
+if [[ -n $LB ]]; then
+	echo "ltap against BASE ($BASE): slowdown $(awk -v a="$SLOW_ltap" -v b="$SLOW_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x," \
+		"tracer CPU $(awk -v a="$CPU_ltap" -v b="$CPU_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x"
+fi
 echo
 echo "start-up, medians (ms):"
 echo "  ltap      'attached in' (-v -d 1s, ltap's own clock, after script load): $(awk -v v="$(median "${lt_self[@]}")" 'BEGIN {printf "%.1f", v}')"

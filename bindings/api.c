@@ -1,13 +1,21 @@
 /* api.c: the whole Lua face in one place, as luv.c and linit.c list
  * theirs: every C function a script calls, under the name it calls it by,
  * with its home file; then the parts with state of their own (types with
- * metatables, registry tables, modules), opened in this order. */
+ * metatables, registry tables, modules), opened in this order.
+ *
+ * Where they go: a host of its own state (the ltap command, ltap.h) puts
+ * them in the globals, as scripts know them (probe, every, ltap.now,
+ * os.exit); under require "ltap" the Lua program's globals are its own, so
+ * they go into an environment table of ltap's (reading through to the
+ * globals), which stdlib modules see as their globals, and into the
+ * module table: ltap.probe, ltap.every, ltap.now. os.exit stays Lua's. */
 #include "ctx.h"
 
 #include "api.h"
 #include "version.h"
 
 #include <lauxlib.h>
+#include <string.h>
 
 static const struct api_func {
 	const char *table; /* "_G" for a global, "ltap", "os" */
@@ -85,12 +93,35 @@ static const struct api_part {
 	{"the stdlib in package.preload (embedded.c)", ltap_open_embedded},
 };
 
+void ltap_push_ltap(lua_State *L, struct ltap_ctx *ctx)
+{
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
+	lua_getfield(L, -1, "ltap");
+	lua_remove(L, -2);
+}
+
+/* pushes the environment: the globals, or under require "ltap" a table of
+ * ltap's own whose misses read the globals */
+static void api_push_env(lua_State *L, struct ltap_ctx *ctx)
+{
+	if (!ctx->module) {
+		lua_pushglobaltable(L);
+		return;
+	}
+	lua_newtable(L);
+	lua_createtable(L, 0, 1);
+	lua_pushglobaltable(L);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+}
+
 void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 {
+	api_push_env(L, ctx);
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, !ctx->opt.input);
 	lua_setfield(L, -2, "live");
-	lua_pushstring(L, ltap_version());
+	lua_pushstring(L, ltap_version_number());
 	lua_setfield(L, -2, "version");
 	if (*ltap_version_commit()) {
 		lua_pushstring(L, ltap_version_commit());
@@ -98,10 +129,26 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	}
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");
 	lua_setfield(L, -2, "format");
-	lua_setglobal(L, "ltap");
+	lua_setfield(L, -2, "ltap");
+	ctx->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	for (size_t i = 0; i < sizeof api_funcs / sizeof api_funcs[0]; i++) {
-		lua_getglobal(L, api_funcs[i].table);
+		const char *t = api_funcs[i].table;
+		if (ctx->module && strcmp(t, "os") == 0)
+			continue; /* the Lua program's os.exit stays its own */
+		if (strcmp(t, "os") == 0)
+			lua_getglobal(L, "os");
+		else if (strcmp(t, "ltap") == 0)
+			ltap_push_ltap(L, ctx);
+		else
+			lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
 		lua_pushcfunction(L, api_funcs[i].fn);
+		if (ctx->module && strcmp(t, "_G") == 0) {
+			/* under require, the module table has them all */
+			ltap_push_ltap(L, ctx);
+			lua_pushvalue(L, -2);
+			lua_setfield(L, -2, api_funcs[i].name);
+			lua_pop(L, 1);
+		}
 		lua_setfield(L, -2, api_funcs[i].name);
 		lua_pop(L, 1);
 	}

@@ -5,7 +5,8 @@
  * memory limit) installs the hook; it interrupts a handler that is still
  * in the same call half a second after the first SIGINT, or at once after
  * the second or an end from inside, and keeps raising on every few
- * instructions so a pcall in the script cannot swallow the interruption. */
+ * instructions so a pcall in the script cannot swallow the interruption.
+ * A call that fails ends the run (ltap_run_end) with why. */
 #include "ctx.h"
 
 #include "log.h"
@@ -35,7 +36,7 @@ static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	(void)ar;
 
-	if (ctx->ending) {
+	if (ctx->run.end & LTAP_END_NOLUA) {
 		/* os.exit() or the memory limit: unwind to ltap_call, through
 		 * any pcall of the script */
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
@@ -46,7 +47,7 @@ static void call_interrupt_hook(lua_State *L, lua_Debug *ar)
 	     ltap_now() - ctx->sig_time > INTERRUPT_GRACE)) {
 		ctx->interrupted = 1;
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
-		luaL_error(L, "interrupted by SIG%s: the handler did not return", sigabbrev_np(ctx->end_signal));
+		luaL_error(L, "interrupted by SIG%s: the handler did not return", ctx->last_signal ? sigabbrev_np(ctx->last_signal) : "TERM");
 	}
 	if (!ctx->in_call || ctx->call_seq != ctx->sig_call_seq)
 		lua_sethook(L, NULL, 0, 0);
@@ -62,21 +63,12 @@ void ltap_call_interrupt(struct ltap_ctx *ctx, int count)
 static int call_end(struct ltap_ctx *ctx)
 {
 	lua_sethook(ctx->L, NULL, 0, 0);
-	ctx->quit = 1;
-	if (ctx->ending == LTAP_END_MEMORY) {
-		ctx->failed = 1; /* memory.c said so */
-	} else {
-		ctx->exit_called = 1;
-	}
-	if (ctx->loop)
-		ltap_loop_halt(ctx->loop);
 	return -1;
 }
 
-void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, int why)
+void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, unsigned why)
 {
-	if (!ctx->ending)
-		ctx->ending = why;
+	ltap_run_end(ctx, LTAP_END_NOLUA | why);
 	/* the next instruction of the script raises, and every one after it */
 	lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
 	if (L != ctx->L)
@@ -87,8 +79,9 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 {
 	lua_State *L = ctx->L;
 	int st, outer = ctx->in_call; /* ltap.drain() calls handlers inside a hook */
+	unsigned why = LTAP_END_ERROR;
 
-	if (ctx->ending) {
+	if (ctx->run.end & LTAP_END_NOLUA) {
 		/* nothing of the script runs after os.exit() or the memory limit */
 		lua_pop(L, nargs + 1);
 		return call_end(ctx);
@@ -100,9 +93,9 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
 	st = lua_pcall(L, nargs, nres, ctx->msgh_slot);
 	ctx->in_call = outer;
-	if (st == LUA_OK && !ctx->ending)
+	if (st == LUA_OK && !(ctx->run.end & LTAP_END_NOLUA))
 		return 0;
-	if (ctx->ending) {
+	if (ctx->run.end & LTAP_END_NOLUA) {
 		if (st == LUA_OK)
 			lua_pop(L, nres); /* a coroutine that caught it ran to the end */
 		else
@@ -110,7 +103,7 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 		return call_end(ctx);
 	}
 	if (ltap_usage_report(L, -1)) {
-		ctx->usage = 1;
+		why = LTAP_END_ERROR | LTAP_END_USAGE;
 	} else if (ctx->forgive && ctx->forgive(ctx, lua_tostring(L, -1))) { /* serving: counted, not fatal */
 		lua_pop(L, 1);
 		return -1;
@@ -122,12 +115,9 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 		/* the user stopped a runaway handler: end hooks still run */
 		lua_sethook(L, NULL, 0, 0);
 		ctx->interrupted = 0;
-		ctx->was_interrupted = 1;
-	} else {
-		ctx->failed = 1;
+		why = LTAP_END_INTERRUPTED;
 	}
-	if (ctx->loop)
-		ltap_loop_halt(ctx->loop);
+	ltap_run_end(ctx, why);
 	return -1;
 }
 
@@ -145,7 +135,7 @@ void ltap_report_flush(struct ltap_ctx *ctx)
 
 	if (!ctx->opt.json)
 		return;
-	lua_getglobal(L, "ltap");
+	ltap_push_ltap(L, ctx);
 	lua_getfield(L, -1, "report_flush");
 	lua_remove(L, -2);
 	if (lua_isfunction(L, -1))

@@ -113,7 +113,7 @@ int counter_new(lua_State *L)
 	uint64_t config;
 
 	lua_settop(L, 2); /* the options, or nil, stay at 2 */
-	if (ctx->running)
+	if (ltap_run_started(ctx))
 		return luaL_error(L, "counter: counters are declared when the script loads (or use ltap.measure)");
 	if (ltap_counter_resolve(name, &type, &config, err, sizeof err))
 		return luaL_error(L, "counter: %s", err);

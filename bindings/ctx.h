@@ -1,11 +1,12 @@
-/* ctx.h: the one context of a run, kept in the Lua registry. Bindings reach it
- * with ltap_ctx_get(L); there are no C globals except the signal hand-off. */
+/* ctx.h: the one context of a host (ltap.h's ltap_host), kept in the Lua
+ * registry. Bindings reach it with ltap_ctx_get(L); there are no C globals. */
 #ifndef LTAP_CTX_H
 #define LTAP_CTX_H
 
 #include "command.h"
 #include "embedded.h"
 #include "gate.h"
+#include "log.h"
 #include "loop.h"
 #include "stream.h"
 #include "target.h"
@@ -13,6 +14,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -118,7 +120,8 @@ struct ltap_options {
 	uint64_t max_drain;      /* --max-drain: the final drain's limit in ns */
 	const char *serve;       /* --serve [ADDR:]PORT */
 	int export_all;          /* --export-all */
-	int progress;            /* a progress line for long work, when stderr is a terminal (progress.h) */
+	int exclude_self;        /* the process's own events left out, system-wide */
+	FILE *progress;          /* a terminal for the progress line of long work, or NULL (progress.h) */
 };
 
 /* The Lua state's memory (memory.c). */
@@ -132,8 +135,49 @@ struct ltap_memory {
 	size_t pend_osize, pend_nsize;
 };
 
-/* Why the script's run ends from inside (ctx->ending). */
-enum { LTAP_END_NONE, LTAP_END_EXIT, LTAP_END_MEMORY };
+/* Why a run ends: any bit set ends it (ltap_run_end, host.c). Which of
+ * them are set decides what the end does (a final drain, finish hooks)
+ * and the exit status; they are requests, the host makes the transitions. */
+enum {
+	LTAP_END_STOP = 1 << 0,    /* from outside or its own course (-d, a signal,
+				    * ltap_host_stop, the command's end): the
+				    * rings drained, finish hooks run */
+	LTAP_END_EXIT = 1 << 1,    /* the script's exit(): nothing more dispatched,
+				    * finish hooks run */
+	LTAP_END_ERROR = 1 << 2,   /* a script error or a failure of the run: no
+				    * finish hooks; status 1 */
+	LTAP_END_USAGE = 1 << 3,   /* with ERROR: it was a usage error, status 2 */
+	LTAP_END_NOW = 1 << 4,     /* a second signal, or on_interrupt's "quit": no
+				    * drain, no finish hooks */
+	LTAP_END_NOLUA = 1 << 5,   /* os.exit() or the memory limit: no Lua runs
+				    * again (call.c unwinds the running call) */
+	LTAP_END_INTERRUPTED = 1 << 6, /* a runaway handler was stopped by a signal:
+				    * status 1, finish hooks still run */
+};
+
+/* Where a host's scripts write and its messages go (host.c). */
+struct ltap_host_io {
+	FILE *out, *err;          /* io.stdout / print, io.stderr */
+	FILE *own_out, *own_err;  /* those the host made (discard, to the log) */
+	struct ltap_progress *progress; /* a replay's line, or a large input's being read (flame.c) */
+	struct ltap_log_target log; /* this host's messages: host_log */
+	ltap_log_fn user_log;     /* the host's own callback, or NULL */
+	void *user_ud;
+	char error[1024];         /* the last error message */
+	char errline[1024];       /* io.stderr's line being written, to the log */
+	size_t errlen;
+};
+
+/* The run's state: host.c owns it. state is ltap.h's enum ltap_host_state. */
+struct ltap_run {
+	int state;
+	unsigned end;          /* LTAP_END_* */
+	int exit_code;         /* exit(CODE) or os.exit(CODE); -1: none given */
+	int end_signal;        /* the signal of LTAP_END_NOW, else 0 */
+	int in_loop;           /* the loop is dispatching: no nested dispatch */
+	uint64_t stop_at;      /* where -d ended the run on the trace clock, or 0 */
+	int command_status;    /* the command's status when it ended by itself, or -1 */
+};
 
 #define LTAP_MAX_SOURCES 2 /* a live run's tracefs and perf rings; a replay's file */
 
@@ -169,21 +213,16 @@ struct ltap_ctx {
 	int comms_slot, keys_slot; /* tid -> comm cache; the common field names */
 	struct ltap_event_ud *event;
 
-	uint64_t start_time, trace_now, stop_at;
-	int running;        /* in the run phase: timers are relative to trace_now */
-	int in_loop;        /* the loop is dispatching: no nested dispatch */
-	struct ltap_progress *progress; /* a replay's, or a large input's being read (flame.c) */
-	int failed;         /* a script error ended the run */
-	int usage;          /* it was a usage error (ltap.usage_error): ltap exits 2 */
-	int exit_called, exit_code; /* exit_code -1: exit() without a code */
-	int ending;         /* LTAP_END_*: os.exit() or the memory limit; no Lua runs again */
+	uint64_t start_time, trace_now;
+	struct ltap_run run;
 	/* a script error in a call, when the run goes on for it (serving:
 	 * metrics.c counts it); 1 when forgiven */
 	int (*forgive)(struct ltap_ctx *ctx, const char *msg);
 
-	/* signal state, written by the SIGINT handler */
+	/* signals and interrupts (signals.c, call.c); written by
+	 * ltap_host_signal, which may run in a signal handler */
 	volatile int sigints;
-	volatile int end_signal; /* the last of SIGINT, SIGTERM, SIGQUIT, SIGHUP */
+	volatile int last_signal; /* the last of SIGINT, SIGTERM, SIGQUIT, SIGHUP */
 	volatile uint64_t sig_time;
 	volatile unsigned sig_call_seq;
 	unsigned call_seq;
@@ -192,15 +231,23 @@ struct ltap_ctx {
 	volatile int interrupts_pending;
 	int interrupts;     /* handled so far */
 	uint64_t last_interrupt;
-	int quit;           /* the handler said "quit": no finish hooks */
-	int interrupted;
-	int was_interrupted; /* a handler was stopped by SIGINT */
+	int interrupted;    /* call.c is stopping a runaway handler */
+
+	/* the host's side (host.c) */
+	struct ltap_host_io io;
+	lua_State *main_L;  /* the host's own Lua state (NULL: require "ltap") */
+	int thread_ref;     /* registry ref: ctx->L, the thread of the fixed slots */
+	int module;         /* hosted by require "ltap" in someone else's Lua state */
+	int env_ref;        /* registry ref: the script environment (module: a table
+			     * of its own; else the globals) */
+	int sources_opened; /* 1 opened, -1 failed, 0 not yet (ltap_ctx_sources) */
+	int serial;         /* its number among the process's hosts (owner.h): its names */
+	int attached;       /* the start attached everything: a drain and finish hooks */
 };
 
 #define LTAP_TIMER_DURATION (-1)
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
-/* The context of L's state (kept in its extra space: no lookup). */
 /* the thread id a record of d carries (its common_pid) */
 static inline int ltap_rec_tid(const struct ltap_evdesc *d, const struct ltap_rec *r)
 {
@@ -209,20 +256,55 @@ static inline int ltap_rec_tid(const struct ltap_evdesc *d, const struct ltap_re
 	return tid;
 }
 
+/* The registry key of the context: one host per Lua state, found from any
+ * of its threads (a Lua program's own, under require "ltap", too). */
+extern const char ltap_ctx_key;
+
 static inline struct ltap_ctx *ltap_ctx_get(lua_State *L)
 {
-	return *(struct ltap_ctx **)lua_getextraspace(L);
+	struct ltap_ctx *ctx;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &ltap_ctx_key);
+	ctx = (struct ltap_ctx *)lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return ctx;
 }
 
-/* ctx.c: a run from start to end. */
-/* Creates the Lua state with the stdlib and ltap's functions. */
-struct ltap_ctx *ltap_ctx_new(const struct ltap_options *opt);
+/* The load phase is over: probes, counters and options are refused; timers
+ * count from now. */
+static inline int ltap_run_started(const struct ltap_ctx *ctx)
+{
+	return ctx->run.state >= LTAP_HOST_ATTACHED;
+}
+
+/* The run is ending with nothing more dispatched (exit, an error, at once). */
+static inline int ltap_run_halting(const struct ltap_ctx *ctx)
+{
+	return (ctx->run.end & ~LTAP_END_STOP) != 0;
+}
+
+/* host.c: a host from start to end (ltap.h's ltap_host_* are its public face) */
+/* A context hosted by require "ltap" in L, a Lua program's own state: its
+ * functions in a module table (ltap_open_api), its thread anchored in L's
+ * registry; NULL when it cannot be made (said). */
+struct ltap_ctx *ltap_ctx_new_module(lua_State *L, const struct ltap_options *opt);
 void ltap_ctx_free(struct ltap_ctx *ctx);
-/* Loads and runs a chunk (the load phase: it only declares). 0 or -1. */
-int ltap_ctx_load(struct ltap_ctx *ctx, const struct ltap_chunk *c, const char *chunkname,
-		  int argc, char **argv, const char *arg0);
-/* Attaches, runs to the end, runs end hooks, detaches. Returns the exit code. */
-int ltap_ctx_run(struct ltap_ctx *ctx);
+/* ltap_host_step of a context: 1 running, 0 ended, -errno */
+int ltap_ctx_step(struct ltap_ctx *ctx, int timeout_ms);
+/* ltap_host_start and ltap_host_status of a context */
+int ltap_ctx_start(struct ltap_ctx *ctx);
+int ltap_ctx_status(const struct ltap_ctx *ctx);
+/* Ends the run, for why (LTAP_END_*): the one way bindings end it. STOP
+ * alone lets the current batch finish and the rings drain; anything else
+ * halts dispatching at once. The host makes the transitions. */
+void ltap_run_end(struct ltap_ctx *ctx, unsigned why);
+/* Opens the sources and their catalog of formats, once: the live kernel's
+ * (tracefs: needs root) or input's. 0, or -1 (said; again -1 later). */
+int ltap_ctx_sources(struct ltap_ctx *ctx);
+/* The catalog probes resolve against, opened on first need; raises the
+ * reason when it cannot be read */
+struct ltap_catalog *ltap_ctx_catalog(lua_State *L, struct ltap_ctx *ctx);
+/* flushes what scripts wrote (the host's output) */
+void ltap_host_flush(struct ltap_ctx *ctx);
 
 /* api.c: the Lua face, in one table */
 void ltap_open_api(lua_State *L, struct ltap_ctx *ctx);
@@ -236,7 +318,7 @@ void ltap_push_exact(lua_State *L, double v);
 int ltap_call(struct ltap_ctx *ctx, int nargs, int nres);
 /* ends the run from inside a call (os.exit, the memory limit): the script
  * raises at its next instruction, through any pcall, and runs no more */
-void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, int why);
+void ltap_call_end(struct ltap_ctx *ctx, lua_State *L, unsigned why);
 /* async-signal-safe: the running call is interrupted within count
  * instructions if it is still running after the grace period */
 void ltap_call_interrupt(struct ltap_ctx *ctx, int count);
@@ -244,11 +326,9 @@ void ltap_call_interrupt(struct ltap_ctx *ctx, int count);
 int ltap_push_msghandler(lua_State *L);
 void ltap_report_flush(struct ltap_ctx *ctx);
 
-/* signals.c */
+/* signals.c: ltap_host_signal, ltap.on_interrupt */
 /* runs the script's SIGINT handler for the signals that came; 1 when the run ends */
 int ltap_interrupt_dispatch(struct ltap_ctx *ctx);
-void ltap_signals_install(struct ltap_ctx *ctx);
-void ltap_signals_restore(void);
 
 /* desc.c: the registry of descriptors and probes */
 void ltap_open_desc(lua_State *L, struct ltap_ctx *ctx);
@@ -415,5 +495,11 @@ void ltap_check_command(lua_State *L, int idx, struct ltap_cmd *c, const char *f
 void ltap_open_term(lua_State *L, struct ltap_ctx *ctx);
 /* embedded.c */
 void ltap_open_embedded(lua_State *L, struct ltap_ctx *ctx);
+/* the function at the top runs as ltap's own code: its globals are the
+ * script environment's, its require is ltap's (ltap.* from ltap's image,
+ * dkjson from its installed path, nothing from LUA_PATH) */
+void ltap_embedded_own_env(lua_State *L, struct ltap_ctx *ctx);
+/* pushes the script environment's ltap table */
+void ltap_push_ltap(lua_State *L, struct ltap_ctx *ctx);
 
 #endif

@@ -65,11 +65,11 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 			ltap_event_fill(ctx, d, r);
 		lua_rawgeti(L, ctx->handlers_slot, p->handler);
 		lua_pushvalue(L, ctx->event_slot);
-		if (ltap_call(ctx, 1, 0) != 0 || ctx->exit_called)
+		if (ltap_call(ctx, 1, 0) != 0 || ltap_run_halting(ctx))
 			break;
 	}
 	ctx->event->rec = NULL;
-	return ctx->failed || ctx->exit_called;
+	return ltap_run_halting(ctx);
 }
 
 int ltap_skip_event(void *ud, const struct ltap_rec *r)

@@ -300,7 +300,7 @@ static void input_lines(lua_State *L, int idx, struct ltap_lines *r)
 }
 
 /* A progress line while a large input is read (progress.h), kept in the
- * run's context, so an error raised meanwhile still has it erased (ctx.c) */
+ * run's context, so an error raised meanwhile still has it erased (host.c) */
 struct input_progress {
 	struct ltap_ctx *ctx;
 	FILE *f;
@@ -312,8 +312,8 @@ static void input_progress_read(void *ud, uint64_t nread)
 	struct input_progress *ip = ud;
 	off_t pos;
 
-	if (ltap_progress_due(ip->ctx->progress))
-		ltap_progress_show(ip->ctx->progress, (pos = ftello(ip->f)) >= 0 ? (uint64_t)pos : nread, ip->total,
+	if (ltap_progress_due(ip->ctx->io.progress))
+		ltap_progress_show(ip->ctx->io.progress, (pos = ftello(ip->f)) >= 0 ? (uint64_t)pos : nread, ip->total,
 				   LTAP_PROGRESS_BYTES);
 }
 
@@ -323,11 +323,12 @@ static void input_progress_start(lua_State *L, struct ltap_lines *r, struct inpu
 
 	ip->ctx = ltap_ctx_get(L);
 	ip->f = r->f;
-	if (!r->f || !ip->ctx->opt.progress || ip->ctx->progress)
+	if (!r->f || !ltap_progress_wanted(ip->ctx->opt.progress) || ip->ctx->io.progress)
 		return;
 	ip->total = fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	ip->ctx->progress = ltap_progress_new(r->f == stdin ? "reading standard input" : "reading input");
-	if (ip->ctx->progress) {
+	ip->ctx->io.progress = ltap_progress_new(ip->ctx->opt.progress, ip->ctx->io.out,
+						 r->f == stdin ? "reading standard input" : "reading input");
+	if (ip->ctx->io.progress) {
 		r->on_read = input_progress_read;
 		r->on_read_ud = ip;
 	}
@@ -336,8 +337,8 @@ static void input_progress_start(lua_State *L, struct ltap_lines *r, struct inpu
 static void input_progress_end(struct ltap_lines *r, struct input_progress *ip)
 {
 	if (r->on_read) {
-		ltap_progress_free(ip->ctx->progress);
-		ip->ctx->progress = NULL;
+		ltap_progress_free(ip->ctx->io.progress);
+		ip->ctx->io.progress = NULL;
 	}
 }
 

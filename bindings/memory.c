@@ -31,7 +31,7 @@ static void memory_over(struct ltap_ctx *ctx)
 	ctx->mem.hit = 1;
 	ctx->mem.pending = 0;
 	memory_report(ctx);
-	ltap_call_end(ctx, ctx->L, LTAP_END_MEMORY);
+	ltap_call_end(ctx, ctx->L, LTAP_END_ERROR); /* status 1, no finish hooks */
 }
 
 static void *memory_alloc(void *ud, void *ptr, size_t osize, size_t nsize)

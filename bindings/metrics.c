@@ -246,7 +246,7 @@ static int metrics_declare(lua_State *L)
 		lua_replace(L, 2);
 	}
 	luaL_checktype(L, 2, LUA_TTABLE);
-	if (ltap_ctx_get(L)->running)
+	if (ltap_run_started(ltap_ctx_get(L)))
 		luaL_error(L, "metrics: declare metrics when the script loads, not in a handler");
 	fam = metric_name(L, name, type);
 	lua_pushstring(L, fam); /* 3: the family name, kept by Lua if a check raises */
@@ -1040,7 +1040,7 @@ static int metrics_forgive(struct ltap_ctx *ctx, const char *msg)
 	struct ltap_metrics *ms = ctx->metrics;
 	uint64_t now;
 
-	if (!ms || !ms->server || !ctx->in_loop || ctx->interrupted || ctx->sigints > 1)
+	if (!ms || !ms->server || !ctx->run.in_loop || ctx->interrupted || ctx->sigints > 1)
 		return 0;
 	ms->handler_errors++;
 	if (ms->errors_shown < ERRORS_SHOWN) {
@@ -1119,8 +1119,11 @@ void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx)
 		lua_pushcclosure(L, metrics_declare, 1);
 		lua_setfield(L, -2, kinds[i].name);
 	}
-	lua_setglobal(L, "metrics");
-	lua_getglobal(L, "ltap");
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
+	lua_insert(L, -2);
+	lua_setfield(L, -2, "metrics");
+	lua_pop(L, 1);
+	ltap_push_ltap(L, ctx);
 	if (ctx->opt.serve)
 		lua_pushstring(L, ctx->opt.serve);
 	else

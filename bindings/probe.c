@@ -106,8 +106,9 @@ int probe_probe(lua_State *L)
 		fn = 3;
 	}
 	luaL_checktype(L, fn, LUA_TFUNCTION);
-	if (ctx->running)
+	if (ltap_run_started(ctx))
 		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
+	ltap_ctx_catalog(L, ctx); /* the first probe opens the sources: their formats */
 	if (ctx->face) {
 		ctx->face->probe(L, ctx, spec, filter, fn);
 		return 0;

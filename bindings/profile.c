@@ -45,8 +45,9 @@ int profile_profile(lua_State *L)
 
 	if (!count)
 		luaL_argexpected(L, lua_type(L, 2) == LUA_TFUNCTION, 2, "function or ltap.stackcount");
-	if (ctx->running)
+	if (ltap_run_started(ctx))
 		return luaL_error(L, "profile: profiles are declared when the script loads, not in handlers");
+	ltap_ctx_catalog(L, ctx); /* the sources: the perf rings' */
 	if (ctx->nprofiles == MAX_PROFILES)
 		return luaL_error(L, "profile: at most %d profiles", MAX_PROFILES);
 	d = ltap_desc_synthetic(L, ctx, PROFILE_ID_TOP - ctx->nprofiles++, "profile:cpu-clock", &ltap_kind_synthetic);

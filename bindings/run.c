@@ -42,10 +42,8 @@ int run_exit(lua_State *L)
 	/* an exit status is one byte: exit(256) would be 0 */
 	if (!lua_isnoneornil(L, 1) && (code < 0 || code > 255))
 		return luaL_error(L, "exit: bad status %I (0 to 255)", code);
-	ctx->exit_called = 1;
-	ctx->exit_code = (int)code;
-	if (ctx->loop)
-		ltap_loop_halt(ctx->loop);
+	ctx->run.exit_code = (int)code;
+	ltap_run_end(ctx, LTAP_END_EXIT);
 	return 0;
 }
 
@@ -58,9 +56,9 @@ int run_os_exit(lua_State *L)
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 
 	if (lua_isboolean(L, 1))
-		ctx->exit_code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+		ctx->run.exit_code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
 	else
-		ctx->exit_code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+		ctx->run.exit_code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
 	ltap_call_end(ctx, L, LTAP_END_EXIT);
 	return luaL_error(L, "os.exit");
 }
@@ -72,21 +70,21 @@ int run_drain(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 
-	lua_State *main_L = ctx->L, *T;
+	lua_State *outer_L = ctx->L, *T;
 
-	if (!ctx->running || ctx->in_loop)
+	if (ctx->run.state != LTAP_HOST_ATTACHED || ctx->run.in_loop)
 		return luaL_error(L, "drain: only in begin hooks (the loop is not dispatching yet)");
 	/* handlers run on a thread whose stack has the fixed slots where the
 	 * per-event path expects them: this C call's own frame cannot */
 	T = lua_newthread(L);
 	ltap_dispatch_slots(T, ctx);
 	ctx->L = T;
-	ctx->in_loop = 1;
+	ctx->run.in_loop = 1;
 	ltap_loop_drain(ctx->loop, ltap_now());
-	ctx->in_loop = 0;
-	ctx->L = main_L;
+	ctx->run.in_loop = 0;
+	ctx->L = outer_L;
 	lua_pop(L, 1);
-	if (ctx->failed)
+	if (ctx->run.end & LTAP_END_ERROR)
 		return luaL_error(L, "drain: a handler failed");
 	return 0;
 }
@@ -109,7 +107,7 @@ int run_options(lua_State *L)
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	ltap_check_options(L, 1, "ltap.options", opts);
-	if (ctx->running)
+	if (ltap_run_started(ctx))
 		return luaL_error(L, "ltap.options: only while the script loads");
 	for (int i = 0; keys[i]; i++) {
 		const char *value;
@@ -208,17 +206,17 @@ int ltap_run_hooks(struct ltap_ctx *ctx, const char *name)
 	ltap_event_clear(ctx);
 	lua_getfield(L, LUA_REGISTRYINDEX, name);
 	n = (lua_Integer)lua_rawlen(L, -1);
-	for (lua_Integer i = 1; i <= n && !ctx->failed; i++) {
+	for (lua_Integer i = 1; i <= n && !(ctx->run.end & LTAP_END_ERROR); i++) {
 		lua_rawgeti(L, -1, i);
 		if (ltap_call(ctx, 0, 0) != 0)
 			break;
 		ltap_report_flush(ctx);
-		if (ctx->exit_called && strcmp(name, "ltap.begin") == 0)
+		if ((ctx->run.end & LTAP_END_EXIT) && strcmp(name, "ltap.begin") == 0)
 			break;
 	}
 	lua_pop(L, 1);
-	fflush(stdout);
-	return ctx->failed ? -1 : 0;
+	ltap_host_flush(ctx);
+	return ctx->run.end & LTAP_END_ERROR ? -1 : 0;
 }
 
 void ltap_run_hold(struct ltap_ctx *ctx, int pid)

@@ -1,11 +1,14 @@
-/* signals.c: SIGINT, SIGTERM, SIGQUIT and SIGHUP, and ltap.on_interrupt.
+/* signals.c: what a signal does to a run (ltap_host_signal, ltap.h), and
+ * ltap.on_interrupt.
  *
- * The four end a run alike (a second one ends it at once) and get a real
- * handler, not a signalfd: a signalfd cannot interrupt a Lua handler stuck
- * in a loop. The handler only sets flags, wakes the loop and installs the
- * count hook of call.c (lua_sethook is async-signal-safe, as lua.c's
- * laction relies on). A script's own SIGINT handler runs between batches,
- * in order with the events, never inside the signal handler or a read. */
+ * The library installs no handler: the process that hosts it forwards its
+ * signals (main.c does, for SIGINT, SIGTERM, SIGQUIT and SIGHUP), from a
+ * real handler, not a signalfd: a signalfd cannot interrupt a Lua handler
+ * stuck in a loop. ltap_host_signal only sets flags, wakes the loop and
+ * installs the count hook of call.c (lua_sethook is async-signal-safe, as
+ * lua.c's laction relies on). A script's own SIGINT handler runs between
+ * batches, in order with the events, never inside the signal handler or a
+ * read. */
 #include "ctx.h"
 
 #include <lauxlib.h>
@@ -14,12 +17,9 @@
 
 #define INTERRUPTS_HANDLED 5 /* SIGINTs an ltap.on_interrupt handler gets */
 
-/* The one C global: a signal handler has no other way to find the run. */
-static struct ltap_ctx *signal_ctx;
-
-static void signals_on_signal(int sig)
+void ltap_host_signal(ltap_host *h, int sig)
 {
-	struct ltap_ctx *ctx = signal_ctx;
+	struct ltap_ctx *ctx = (struct ltap_ctx *)h;
 
 	if (!ctx)
 		return;
@@ -33,7 +33,8 @@ static void signals_on_signal(int sig)
 		return;
 	}
 	ctx->sigints += ctx->on_interrupt ? 2 : 1;
-	ctx->end_signal = sig;
+	if (sig)
+		ctx->last_signal = sig;
 	if (ctx->sigints == 1) {
 		ctx->sig_time = ltap_now();
 		ctx->sig_call_seq = ctx->call_seq;
@@ -46,30 +47,6 @@ static void signals_on_signal(int sig)
 	}
 	if (ctx->in_call)
 		ltap_call_interrupt(ctx, 1000);
-}
-
-void ltap_signals_install(struct ltap_ctx *ctx)
-{
-	struct sigaction sa;
-
-	signal_ctx = ctx;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = signals_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-void ltap_signals_restore(void)
-{
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal_ctx = NULL;
 }
 
 /* ltap.on_interrupt(FN): FN(count, seconds since the previous SIGINT) runs,
@@ -92,7 +69,7 @@ int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
 	lua_State *L = ctx->L;
 	int ends = 0;
 
-	while (ctx->interrupts_pending > 0 && !ctx->quit) {
+	while (ctx->interrupts_pending > 0 && !(ctx->run.end & (LTAP_END_NOW | LTAP_END_NOLUA))) {
 		uint64_t now = ltap_now();
 		const char *what;
 		ctx->interrupts_pending--;
@@ -111,18 +88,15 @@ int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
 			return 1;
 		what = lua_tostring(L, -1);
 		if (what && strcmp(what, "quit") == 0) {
-			ctx->quit = 1;
 			ends = 1;
-			if (ctx->loop)
-				ltap_loop_halt(ctx->loop);
+			ltap_run_end(ctx, LTAP_END_NOW);
 		} else if (what && strcmp(what, "stop") == 0) {
 			ends = 1;
-			if (ctx->loop)
-				ltap_loop_stop(ctx->loop);
+			ltap_run_end(ctx, LTAP_END_STOP);
 		}
 		lua_pop(L, 1);
 		ltap_report_flush(ctx);
-		fflush(stdout);
+		ltap_host_flush(ctx);
 	}
 	return ends;
 }

@@ -117,9 +117,7 @@ int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count,
 	if (sc_count_stack(ctx->L, *count, ctx, r, comm, strlen(comm), 1) == 0)
 		return 0;
 	ltap_err("profile: out of memory counting stacks");
-	ctx->failed = 1;
-	if (ctx->loop)
-		ltap_loop_halt(ctx->loop);
+	ltap_run_end(ctx, LTAP_END_ERROR);
 	return -1;
 }
 

@@ -662,7 +662,7 @@ static void stats_made(lua_State *L, int idx)
 {
 	lua_Integer n;
 
-	if (ltap_ctx_get(L)->running)
+	if (ltap_run_started(ltap_ctx_get(L)))
 		return;
 	if (lua_getfield(L, LUA_REGISTRYINDEX, "ltap.export_all") != LUA_TTABLE) {
 		lua_pop(L, 1);

@@ -46,14 +46,14 @@ static int term_deliver(struct term_state *t, const char *name)
 	struct ltap_ctx *ctx = t->ctx;
 	lua_State *L = ctx->L;
 
-	if (!t->open || ctx->failed || ctx->exit_called || ctx->ending)
+	if (!t->open || ltap_run_halting(ctx))
 		return -1;
 	ltap_event_clear(ctx);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, t->key_ref);
 	lua_pushstring(L, name);
 	if (ltap_call(ctx, 1, 0))
 		return -1;
-	fflush(stdout);
+	ltap_host_flush(ctx);
 	return 0;
 }
 
@@ -91,8 +91,8 @@ static void term_on_input(void *ud)
 
 static void term_on_winch(void *ud)
 {
-	ltap_term_resized();
-	term_deliver(ud, "resize");
+	if (ltap_term_resized())
+		term_deliver(ud, "resize");
 }
 
 static int term_fail(lua_State *L, const char *what, int e)
@@ -135,11 +135,11 @@ static int term_open(lua_State *L)
 	int e;
 
 	luaL_checktype(L, 1, LUA_TFUNCTION);
-	if (!ctx->running || !ctx->loop)
+	if (!ltap_run_started(ctx) || !ctx->loop)
 		return luaL_error(L, "ltap.term.open: only in a live run once attached (a begin hook or later)");
 	if (t->open)
 		return luaL_error(L, "ltap.term.open: the terminal is open already");
-	fflush(stdout);
+	ltap_host_flush(ctx);
 	e = ltap_term_enter(STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
 	if (e)
 		return term_fail(L, "term: cannot take the terminal", -e);
@@ -167,7 +167,7 @@ static int term_write(lua_State *L)
 	size_t n;
 	const char *s = luaL_checklstring(L, 1, &n);
 
-	fflush(stdout);
+	ltap_host_flush(ltap_ctx_get(L));
 	while (n > 0) {
 		ssize_t w = write(STDOUT_FILENO, s, n);
 		if (w < 0 && errno == EINTR)
@@ -212,7 +212,7 @@ void ltap_open_term(lua_State *L, struct ltap_ctx *ctx)
 	lua_setfield(L, -2, "__gc");
 	lua_setmetatable(L, -2);
 	lua_setfield(L, LUA_REGISTRYINDEX, TERM_STATE);
-	lua_getglobal(L, "ltap");
+	ltap_push_ltap(L, ctx);
 	luaL_newlib(L, term_funcs);
 	lua_setfield(L, -2, "term");
 	lua_pop(L, 1);

@@ -359,8 +359,7 @@ static int text_declare(void *ud, const char *event)
 	lua_pop(ctx->L, 1);
 	if (!id) {
 		ltap_err("replay: cannot follow event %s", event);
-		ltap_loop_halt(ctx->loop);
-		ctx->failed = 1;
+		ltap_run_end(ctx, LTAP_END_ERROR);
 	}
 	return id;
 }

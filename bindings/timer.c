@@ -8,7 +8,6 @@
 
 #include "log.h"
 #include "parse.h"
-#include "progress.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -87,7 +86,7 @@ static int timer_add(lua_State *L, int periodic)
 	lua_pop(L, 1); /* where */
 	lua_pop(L, 1);
 	/* declared while running: relative to now on the trace clock */
-	if (ctx->running && ltap_loop_timer(ctx->loop, id, ctx->trace_now + ns, periodic ? ns : 0))
+	if (ltap_run_started(ctx) && ltap_loop_timer(ctx->loop, id, ctx->trace_now + ns, periodic ? ns : 0))
 		return luaL_error(L, "too many timers");
 	lua_pushinteger(L, id);
 	return 1;
@@ -123,7 +122,7 @@ int timer_cancel(lua_State *L)
 int timer_now(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
-	lua_pushinteger(L, (lua_Integer)(ctx->running && ctx->trace_now ? ctx->trace_now : ltap_now()));
+	lua_pushinteger(L, (lua_Integer)(ltap_run_started(ctx) && ctx->trace_now ? ctx->trace_now : ltap_now()));
 	return 1;
 }
 
@@ -175,8 +174,8 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 
 	ctx->trace_now = at;
 	if (id == LTAP_TIMER_DURATION) {
-		ctx->stop_at = at;
-		ltap_loop_stop(ctx->loop);
+		ctx->run.stop_at = at;
+		ltap_run_end(ctx, LTAP_END_STOP);
 		return 1; /* nothing after the end of the run is dispatched */
 	}
 	lua_rawgeti(L, ctx->timers_slot, id);
@@ -196,8 +195,8 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 	ltap_event_clear(ctx);
 	if (ltap_call(ctx, 0, 0) == 0)
 		ltap_report_flush(ctx);
-	ltap_progress_flush(ctx->progress); /* fflush(stdout), never into a progress line */
-	return ctx->failed || ctx->exit_called;
+	ltap_host_flush(ctx);
+	return ltap_run_halting(ctx);
 }
 
 void ltap_timers_report(struct ltap_ctx *ctx)

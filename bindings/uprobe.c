@@ -70,7 +70,7 @@ static const struct ltap_sdt *sdt_find(lua_State *L, struct ltap_elf *elf, const
 static struct ltap_uprobes *uprobe_set(lua_State *L, struct ltap_ctx *ctx)
 {
 	if (!ctx->uprobes) {
-		ctx->uprobes = ltap_uprobes_new();
+		ctx->uprobes = ltap_uprobes_new(ctx->serial);
 		if (!ctx->uprobes)
 			luaL_error(L, "uprobe: cannot make the probe group: %s", strerror(errno));
 	}

@@ -3,8 +3,8 @@
 #include "cgroup.h"
 
 #include "guardian.h"
-#include "instance.h"
 #include "log.h"
+#include "owner.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -187,7 +187,7 @@ int ltap_cgroup_reap_stale(void)
 		int owner, cmd;
 		char tail;
 		if (sscanf(de->d_name, CGROUP_PREFIX "%d-%d%c", &owner, &cmd, &tail) != 2 || owner == getpid() ||
-		    ltap_instance_owner_alive(owner))
+		    ltap_owner_alive(owner))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
 		if (ltap_cgroup_end(path, 0) == 0) {

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,14 +40,17 @@ struct guard_msg {
 	char name[LTAP_GUARD_NAME_MAX];
 };
 
-/* Process-wide: one guardian per ltap process. */
+/* Process-wide: one guardian per process, for all its hosts; it goes when
+ * the last host does (ltap_guardian_release). */
 static struct {
 	pid_t owner; /* the process it guards; in a fork of it, calls do nothing */
 	pid_t pid;
 	int sock;
 	int broken; /* said once that the guardian is gone */
 	int reap;   /* reap dead ltaps' leftovers when it starts */
+	int holders; /* hosts alive (ltap_guardian_hold) */
 } guardian = {.sock = -1};
+static pthread_mutex_t guardian_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- in the guardian ------------------------------------------------ */
 
@@ -233,6 +238,10 @@ static void guardian_main(int sock, int pidfd, pid_t owner)
 	/* job control signals of ltap's terminal and group kills (kill -9 %1,
 	 * timeout -s KILL) must not reach it; nothing else is for it either */
 	setpgid(0, 0);
+	/* what it says goes where the process's messages went (the ltap
+	 * command's stderr), never to a host's callback: that is code of the
+	 * process it outlives */
+	ltap_log_enter(NULL);
 	prctl(PR_SET_NAME, "ltap-guardian");
 	guardian_close_fds(sock, pidfd);
 	/* the OOM killer that took ltap leaves this small process alone */
@@ -281,7 +290,7 @@ static int fd_above_stdio(int fd)
 	return n;
 }
 
-int ltap_guardian_start(void)
+static int guardian_start(void)
 {
 	int sv[2], pidfd, e;
 	sigset_t all, old;
@@ -347,20 +356,60 @@ static int guardian_send(char op, enum ltap_guard_kind kind, const char *name)
 	return 0;
 }
 
+int ltap_guardian_start(void)
+{
+	int e;
+
+	pthread_mutex_lock(&guardian_lock);
+	e = guardian_start();
+	pthread_mutex_unlock(&guardian_lock);
+	return e;
+}
+
 int ltap_guardian_add(enum ltap_guard_kind kind, const char *name)
 {
-	int e = ltap_guardian_start();
+	int e, reap;
 
+	pthread_mutex_lock(&guardian_lock);
+	e = guardian_start();
+	reap = guardian.reap;
+	guardian.reap = 0;
+	pthread_mutex_unlock(&guardian_lock);
 	if (e)
 		ltap_err("guardian: cannot start the process that undoes %s if ltap is killed: %s", name,
 			 strerror(-e));
 	if (e || guardian.owner != getpid())
 		return e;
-	if (guardian.reap) {
-		guardian.reap = 0;
+	if (reap)
 		ltap_guardian_reap_stale();
+	pthread_mutex_lock(&guardian_lock);
+	e = guardian_send('+', kind, name);
+	pthread_mutex_unlock(&guardian_lock);
+	return e;
+}
+
+void ltap_guardian_hold(void)
+{
+	pthread_mutex_lock(&guardian_lock);
+	guardian.holders++;
+	pthread_mutex_unlock(&guardian_lock);
+}
+
+void ltap_guardian_release(void)
+{
+	pid_t pid = 0;
+
+	pthread_mutex_lock(&guardian_lock);
+	if (--guardian.holders == 0 && guardian.owner == getpid() && guardian.sock >= 0) {
+		/* no host left: its list is empty, the EOF ends it */
+		close(guardian.sock);
+		pid = guardian.pid;
+		guardian.sock = -1;
+		guardian.owner = guardian.pid = 0;
 	}
-	return guardian_send('+', kind, name);
+	pthread_mutex_unlock(&guardian_lock);
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 void ltap_guardian_reap_first(void)
@@ -370,9 +419,13 @@ void ltap_guardian_reap_first(void)
 
 int ltap_guardian_forget(enum ltap_guard_kind kind, const char *name)
 {
-	if (guardian.owner != getpid() || guardian.sock < 0)
-		return 0;
-	return guardian_send('-', kind, name);
+	int e = 0;
+
+	pthread_mutex_lock(&guardian_lock);
+	if (guardian.owner == getpid() && guardian.sock >= 0)
+		e = guardian_send('-', kind, name);
+	pthread_mutex_unlock(&guardian_lock);
+	return e;
 }
 
 int ltap_guardian_pid(void)

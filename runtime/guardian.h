@@ -9,8 +9,11 @@
  * and it just exits. It lives in a process group of its own with every
  * signal blocked, so ^C, ^\ or a SIGKILL sent to ltap's job do not reach it.
  *
- * Process-wide by nature (it guards this process), so the calls take no
- * object. In a process forked from ltap they do nothing. */
+ * Process-wide by nature (it guards this process, for all its hosts), so
+ * the calls take no object; thread-safe. Each host holds it while it lives
+ * (ltap_guardian_hold); when the last one is freed the guardian goes too,
+ * so a program that hosted ltap for a while keeps no process or fd of it.
+ * In a process forked from ltap the calls do nothing. */
 #ifndef LTAP_GUARDIAN_H
 #define LTAP_GUARDIAN_H
 
@@ -38,6 +41,11 @@ int ltap_guardian_start(void);
 int ltap_guardian_add(enum ltap_guard_kind kind, const char *name);
 /* ltap undid the thing itself: the guardian leaves it alone. 0 or -errno. */
 int ltap_guardian_forget(enum ltap_guard_kind kind, const char *name);
+/* A host begins / ends: the guardian started by the first add stays until
+ * the last holder releases it (its list empty then: it exits, and is
+ * waited for). */
+void ltap_guardian_hold(void);
+void ltap_guardian_release(void);
 /* The guardian's pid, 0 when there is none (tests). */
 int ltap_guardian_pid(void);
 

@@ -3,6 +3,7 @@
 
 #include "guardian.h"
 #include "log.h"
+#include "owner.h"
 #include "ringpage.h"
 #include "tracefs_dir.h"
 
@@ -18,28 +19,11 @@
 #include <tracefs.h>
 #include <unistd.h>
 
-#define INSTANCE_PREFIX "ltap-"
 
 struct ltap_instance {
 	struct tracefs_instance *ti;
 	char name[32];
 };
-
-int ltap_instance_owner_alive(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(comm, sizeof comm, f))
-		comm[0] = 0;
-	fclose(f);
-	/* a reused pid that is not ltap does not own the instance */
-	return strncmp(comm, "ltap", 4) == 0;
-}
 
 int ltap_instance_remove(const char *name)
 {
@@ -80,14 +64,9 @@ int ltap_instance_reap_stale(void)
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
-		const char *num = de->d_name + strlen(INSTANCE_PREFIX);
 		pid_t pid;
 
-		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0 || !*num ||
-		    strspn(num, "0123456789") != strlen(num))
-			continue;
-		pid = (pid_t)atol(num);
-		if (pid == getpid() || ltap_instance_owner_alive(pid))
+		if (!ltap_owner_parse(de->d_name, '-', &pid) || pid == getpid() || ltap_owner_alive(pid))
 			continue;
 		e = ltap_instance_remove(de->d_name);
 		if (e == 0) {
@@ -112,7 +91,7 @@ static int instance_write(struct ltap_instance *inst, const char *file, const ch
 	return 0;
 }
 
-struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent)
+struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int wake_percent)
 {
 	struct ltap_instance *inst;
 	char val[32];
@@ -123,7 +102,7 @@ struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent)
 	inst = calloc(1, sizeof *inst);
 	if (!inst)
 		return NULL;
-	snprintf(inst->name, sizeof inst->name, INSTANCE_PREFIX "%d", (int)getpid());
+	ltap_owner_name(inst->name, sizeof inst->name, '-', serial);
 	/* listed before it exists: a SIGKILL right after the mkdir still undoes it */
 	if ((e = ltap_guardian_add(LTAP_GUARD_INSTANCE, inst->name)) != 0) {
 		free(inst);

@@ -16,12 +16,10 @@ int ltap_instance_reap_stale(void);
 /* Turns tracing and events off in instance `name` and removes it; what the
  * guardian and the stale reaper do. 0 or -errno (-EBUSY: a file is open). */
 int ltap_instance_remove(const char *name);
-/* Whether pid is a running ltap (a reused pid of another program is not). */
-int ltap_instance_owner_alive(pid_t pid);
-
-/* Creates the instance with tracing off, no overwrite, and
- * buffer_kb per CPU (0: keep the kernel's default). NULL with a logged reason. */
-struct ltap_instance *ltap_instance_open(size_t buffer_kb, int wake_percent);
+/* Creates the instance of host serial (owner.h's name) with tracing off, no
+ * overwrite, and buffer_kb per CPU (0: keep the kernel's default). NULL
+ * with a logged reason. */
+struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int wake_percent);
 /* Disables everything and removes the instance; NULL-safe, idempotent.
  * Every fd on the instance's files must be closed before. */
 void ltap_instance_close(struct ltap_instance *inst);

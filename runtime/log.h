@@ -1,21 +1,39 @@
-/* log.h: the one logging function of ltap: lines on stderr. */
+/* log.h: the one logging function of ltap. A message goes to the log
+ * target of the host running on this thread (host.c enters it for every
+ * call into the library), else to the process-wide one (ltap_set_log;
+ * none by default): the library never writes to stderr by itself. */
 #ifndef LTAP_LOG_H
 #define LTAP_LOG_H
 
-enum ltap_log_level { LTAP_LOG_NONE = -1, LTAP_LOG_ERROR, LTAP_LOG_WARN, LTAP_LOG_INFO, LTAP_LOG_DEBUG };
+#include "ltap.h" /* enum ltap_log_level, ltap_log_fn */
 
-/* Messages read "component: action object: reason"; "ltap: " is prefixed. */
+#define LTAP_LOG_NONE ((enum ltap_log_level)-1) /* a max level that passes nothing */
+
+/* Where messages go and how many. */
+struct ltap_log_target {
+	ltap_log_fn fn;             /* NULL: nowhere */
+	void *ud;
+	enum ltap_log_level max;    /* the most verbose level passed */
+};
+
+/* Messages read "component: action object: reason" (no "ltap: " prefix, no
+ * newline: the target adds what it wants). */
 void ltap_log(enum ltap_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Where messages go instead of stderr (NULL: stderr again): tests capture them. */
-typedef void (*ltap_log_sink)(enum ltap_log_level level, const char *msg, void *ud);
-void ltap_log_set_sink(ltap_log_sink sink, void *ud);
-/* Runs before a message is written to stderr (NULL: nothing): a progress
- * line (progress.c) is erased first, so the message is not drawn into it. */
-typedef void (*ltap_log_before_fn)(void *ud);
-void ltap_log_set_before(ltap_log_before_fn fn, void *ud);
-/* returns the level in force before */
+
+/* Makes t this thread's target until ltap_log_leave(the returned one). */
+struct ltap_log_target *ltap_log_enter(struct ltap_log_target *t);
+void ltap_log_leave(struct ltap_log_target *prev);
+
+/* The process-wide target's function (tests capture messages with it; NULL:
+ * nowhere). */
+void ltap_log_set_sink(ltap_log_fn fn, void *ud);
+/* The current target's max level; returns the one in force before. */
 enum ltap_log_level ltap_log_set_verbosity(enum ltap_log_level max);
+
+/* A log function writing "ltap: MSG\n" to the FILE * ud, after flushing
+ * stdout so report output and messages keep their order on a terminal. */
+void ltap_log_to_file(void *ud, enum ltap_log_level level, const char *msg);
 
 #define ltap_err(...) ltap_log(LTAP_LOG_ERROR, __VA_ARGS__)
 #define ltap_warn(...) ltap_log(LTAP_LOG_WARN, __VA_ARGS__)

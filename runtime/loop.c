@@ -1,4 +1,6 @@
-/* loop.c: epoll over ring fds, a timerfd, a wake eventfd and a SIGCHLD signalfd.
+/* loop.c: epoll over ring fds, a timerfd, a wake eventfd and the command's
+ * pidfd. The epoll fd is the loop's one fd (ltap_loop_fd): a host that owns
+ * its own loop polls it and calls ltap_loop_step when it is readable.
  *
  * Ordering: a drain notes the clock T0, then reads every ring. An event with a
  * timestamp before T0 can still be unread only if it was being written during
@@ -12,12 +14,11 @@
 #include "log.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #define DRAIN_TICK 100000000ull   /* 100 ms: latency bound when rings fill slowly */
 #define MAX_TIMERS 256
 #define MAX_WATCHES 4
+#define REPLAY_SLICE 20000000ull  /* 20 ms: a replay's step yields to its host's loop */
 
 /* an fd of the front end: its callback runs between batches */
 struct loop_watch {
@@ -45,7 +47,7 @@ struct loop_timer {
 
 struct ltap_loop {
 	struct ltap_loop_hooks hooks;
-	int epfd, timerfd, wakefd, sigfd;
+	int epfd, timerfd, wakefd, childfd; /* childfd: the command's pidfd, or -1 */
 	struct ltap_stream **streams;
 	int nstreams;
 	struct loop_timer timers[MAX_TIMERS];
@@ -59,12 +61,12 @@ struct ltap_loop {
 	int draining;       /* in ltap_loop_finish or ltap_loop_drain */
 	int replay;         /* ltap_loop_run runs ltap_loop_replay */
 	int replaying;      /* in ltap_loop_replay: a wake-up yields */
+	uint64_t slice_end; /* a replay step's end (0: none): dispatching yields then */
+	unsigned slice_items;
 	volatile int stopping;
 	volatile int woken; /* ltap_loop_wake since the replay's last turn */
 	int halted;
 	uint64_t last_drain;  /* when the rings were last read */
-	uint64_t turn_every, turn_at; /* a replay's turns for the front end (ltap_loop_set_turns) */
-	unsigned turn_items;
 };
 
 uint64_t ltap_now(void)
@@ -89,7 +91,6 @@ static int loop_watch(struct ltap_loop *loop, int fd, void *ptr)
 struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks)
 {
 	struct ltap_loop *loop = calloc(1, sizeof *loop);
-	sigset_t chld;
 
 	if (!loop)
 		return NULL;
@@ -102,18 +103,19 @@ struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks)
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	loop->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	loop->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, NULL);
-	loop->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (loop->epfd < 0 || loop->timerfd < 0 || loop->wakefd < 0 || loop->sigfd < 0 ||
-	    loop_watch(loop, loop->timerfd, &loop->timerfd) || loop_watch(loop, loop->wakefd, &loop->wakefd) ||
-	    loop_watch(loop, loop->sigfd, &loop->sigfd)) {
+	loop->childfd = -1;
+	if (loop->epfd < 0 || loop->timerfd < 0 || loop->wakefd < 0 ||
+	    loop_watch(loop, loop->timerfd, &loop->timerfd) || loop_watch(loop, loop->wakefd, &loop->wakefd)) {
 		ltap_err("loop: cannot set up epoll: %s", strerror(errno));
 		ltap_loop_free(loop);
 		return NULL;
 	}
 	return loop;
+}
+
+void ltap_loop_set_hooks(struct ltap_loop *loop, const struct ltap_loop_hooks *hooks)
+{
+	loop->hooks = *hooks;
 }
 
 void ltap_loop_free(struct ltap_loop *loop)
@@ -126,10 +128,33 @@ void ltap_loop_free(struct ltap_loop *loop)
 		close(loop->timerfd);
 	if (loop->wakefd >= 0)
 		close(loop->wakefd);
-	if (loop->sigfd >= 0)
-		close(loop->sigfd);
+	if (loop->childfd >= 0)
+		close(loop->childfd);
 	free(loop->streams);
 	free(loop);
+}
+
+int ltap_loop_fd(const struct ltap_loop *loop)
+{
+	return loop->epfd;
+}
+
+/* A pidfd, not SIGCHLD: a library cannot block or catch a signal of the
+ * process that hosts it, and a pidfd says which child ended. */
+int ltap_loop_child(struct ltap_loop *loop, pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0), e;
+
+	if (fd < 0)
+		return -errno;
+	if ((e = loop_watch(loop, fd, &loop->childfd))) {
+		close(fd);
+		return e;
+	}
+	if (loop->childfd >= 0)
+		close(loop->childfd); /* (closing removes it from the epoll set) */
+	loop->childfd = fd;
+	return 0;
 }
 
 int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
@@ -229,23 +254,6 @@ void ltap_loop_set_replay(struct ltap_loop *loop)
 	loop->replay = 1;
 }
 
-void ltap_loop_set_turns(struct ltap_loop *loop, uint64_t every)
-{
-	loop->turn_every = every;
-	loop->turn_at = ltap_now() + every;
-}
-
-/* A replay's turn is due: the clock is read every 1024 items only */
-static int loop_turn_due(struct ltap_loop *loop)
-{
-	uint64_t now;
-
-	if (++loop->turn_items & 1023 || (now = ltap_now()) < loop->turn_at)
-		return 0;
-	loop->turn_at = now + loop->turn_every;
-	return 1;
-}
-
 void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void *ud)
 {
 	loop->now = now ? now : loop_clock;
@@ -332,8 +340,10 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		 * SIGINT handler waiting) gets its turn before the next item */
 		if (loop->replaying && (loop->stopping || loop->woken))
 			return 0;
-		if (loop->turn_every && loop->replaying && loop_turn_due(loop)) {
-			loop->woken = 1; /* the front end's turn: ltap_loop_replay returns 1 */
+		/* a replay step's slice is over: its host's loop gets a turn
+		 * (the clock read every 256 items, not per event) */
+		if (loop->slice_end && !(++loop->slice_items & 255) && ltap_now() >= loop->slice_end) {
+			loop->woken = 1;
 			return 0;
 		}
 		if (loop->ordered) {
@@ -402,67 +412,102 @@ static void loop_arm(struct ltap_loop *loop, uint64_t now)
 	timerfd_settime(loop->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-int ltap_loop_run(struct ltap_loop *loop)
+/* One replay slice: what ltap_loop_replay does, for at most REPLAY_SLICE,
+ * the batch hook in each pause; the wake-up eventfd stays set while there
+ * is more, so a host polling the loop's fd comes back at once. */
+static int loop_replay_step(struct ltap_loop *loop)
+{
+	uint64_t until = ltap_now() + REPLAY_SLICE;
+
+	loop->slice_end = until;
+	while (ltap_loop_replay(loop)) {
+		if (loop->hooks.batch)
+			loop->hooks.batch(loop->hooks.ud);
+		if (loop->stopping || loop->halted || ltap_now() >= until) {
+			loop->slice_end = 0;
+			if (!loop->stopping && !loop->halted)
+				ltap_loop_wake(loop);
+			return !loop->halted;
+		}
+	}
+	loop->slice_end = 0;
+	return 0;
+}
+
+int ltap_loop_step(struct ltap_loop *loop, int timeout_ms)
 {
 	struct epoll_event evs[64];
+	uint64_t t0, v;
+	int n, drain = 0;
 
 	if (loop->replay) {
-		while (ltap_loop_replay(loop))
-			if (loop->hooks.batch)
-				loop->hooks.batch(loop->hooks.ud);
+		/* the wake-up that kept the fd readable is spent now */
+		if (read(loop->wakefd, &v, sizeof v) < 0) {
+			/* EAGAIN: none was pending */
+		}
+		return loop_replay_step(loop);
+	}
+	if (loop->stopping || loop->halted)
 		return 0;
+	loop_arm(loop, loop->now(loop->now_ud));
+	n = epoll_wait(loop->epfd, evs, 64, timeout_ms);
+	if (n < 0) {
+		if (errno == EINTR)
+			return 1;
+		ltap_err("loop: epoll_wait: %s", strerror(errno));
+		return -errno;
 	}
-	while (!loop->stopping && !loop->halted) {
-		uint64_t t0;
-		int n, drain = 0;
-
-		loop_arm(loop, loop->now(loop->now_ud));
-		n = epoll_wait(loop->epfd, evs, 64, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ltap_err("loop: epoll_wait: %s", strerror(errno));
-			return -errno;
-		}
-		for (int i = 0; i < n; i++) {
-			void *p = evs[i].data.ptr;
-			uint64_t v;
-			int watch = p >= (void *)loop->watches && p < (void *)(loop->watches + MAX_WATCHES);
-			drain |= !watch;
-			if (p == &loop->timerfd || p == &loop->wakefd) {
-				if (read(*(int *)p, &v, sizeof v) < 0) {
-					/* EAGAIN: already consumed */
-				}
-			} else if (p == &loop->sigfd) {
-				struct signalfd_siginfo si;
-				while (read(loop->sigfd, &si, sizeof si) == sizeof si)
-					if (loop->hooks.child)
-						loop->hooks.child(loop->hooks.ud);
-			} else if (watch) {
-				((struct loop_watch *)p)->ready = 1;
-			} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
-				/* a perf event whose task exited stays readable-hung-up:
-				 * stop polling it (the drain tick still reads it) */
-				epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ((struct ltap_stream *)p)->fd, NULL);
+	for (int i = 0; i < n; i++) {
+		void *p = evs[i].data.ptr;
+		int watch = p >= (void *)loop->watches && p < (void *)(loop->watches + MAX_WATCHES);
+		drain |= !watch;
+		if (p == &loop->timerfd || p == &loop->wakefd) {
+			if (read(*(int *)p, &v, sizeof v) < 0) {
+				/* EAGAIN: already consumed */
 			}
+		} else if (p == &loop->childfd) {
+			/* readable for good once the child ended: stop polling it */
+			epoll_ctl(loop->epfd, EPOLL_CTL_DEL, loop->childfd, NULL);
+			if (loop->hooks.child)
+				loop->hooks.child(loop->hooks.ud);
+		} else if (watch) {
+			((struct loop_watch *)p)->ready = 1;
+		} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+			/* a perf event whose task exited stays readable-hung-up:
+			 * stop polling it (the drain tick still reads it) */
+			epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ((struct ltap_stream *)p)->fd, NULL);
 		}
-		/* a wake-up for a watch alone (a scrape) reads no ring: the batch
-		 * size stays what the rings' watermark and the tick make it, and
-		 * the watch sees the state after the last batch; the tick comes
-		 * DRAIN_TICK after the last drain whatever woke the loop since */
-		t0 = loop->now(loop->now_ud);
-		if (drain) {
-			loop->last_drain = t0;
-			if (loop_fill_all(loop))
-				return -EIO;
-			loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK, UINT64_MAX);
-			if (loop->hooks.batch)
-				loop->hooks.batch(loop->hooks.ud);
-		}
-		if (!loop->halted)
-			loop_run_watches(loop, loop->now(loop->now_ud));
 	}
-	return 0;
+	/* a wake-up for a watch alone (a scrape) reads no ring: the batch
+	 * size stays what the rings' watermark and the tick make it, and
+	 * the watch sees the state after the last batch; the tick comes
+	 * DRAIN_TICK after the last drain whatever woke the loop since */
+	t0 = loop->now(loop->now_ud);
+	if (drain) {
+		loop->last_drain = t0;
+		if (loop_fill_all(loop))
+			return -EIO;
+		loop_dispatch(loop, t0 - ORDER_SLACK, t0 - ORDER_SLACK, UINT64_MAX);
+		if (loop->hooks.batch)
+			loop->hooks.batch(loop->hooks.ud);
+	}
+	if (!loop->halted)
+		loop_run_watches(loop, loop->now(loop->now_ud));
+	if (loop->stopping || loop->halted)
+		return 0;
+	/* a host polling the fd must see it readable when the next timer,
+	 * watch or drain tick comes due */
+	loop_arm(loop, loop->now(loop->now_ud));
+	return 1;
+}
+
+int ltap_loop_run(struct ltap_loop *loop)
+{
+	int r;
+
+	while ((r = ltap_loop_step(loop, -1)) > 0)
+		;
+	return r < 0 ? r : 0;
 }
 
 /* What the rings still hold once the drain ran out of time: read to the end

@@ -6,6 +6,7 @@
 #include "stream.h"
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct ltap_loop;
 
@@ -15,7 +16,7 @@ struct ltap_loop_hooks {
 	int (*event)(void *ud, const struct ltap_rec *r);
 	/* Timer id came due at trace time `at`. Non-zero halts dispatching. */
 	int (*timer)(void *ud, int id, uint64_t at);
-	/* SIGCHLD arrived (read from a signalfd). */
+	/* The child of ltap_loop_child ended (its pidfd became readable). */
 	void (*child)(void *ud);
 	/* After each batch of ltap_loop_run (optional). */
 	void (*batch)(void *ud);
@@ -32,6 +33,8 @@ struct ltap_loop_hooks {
 uint64_t ltap_now(void);
 
 struct ltap_loop *ltap_loop_new(const struct ltap_loop_hooks *hooks);
+/* The hooks from now on (a host makes its loop before it knows them). */
+void ltap_loop_set_hooks(struct ltap_loop *loop, const struct ltap_loop_hooks *hooks);
 void ltap_loop_free(struct ltap_loop *loop);
 
 int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s);
@@ -59,13 +62,20 @@ void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain);
  * hook in each of its pauses. */
 void ltap_loop_set_replay(struct ltap_loop *loop);
 
-/* A replay gives the front end a turn (the batch hook) at least every
- * `every` ns of wall time, as a signal would: a progress line is redrawn
- * there (progress.h). 0: only when a stream pauses or a signal comes. */
-void ltap_loop_set_turns(struct ltap_loop *loop, uint64_t every);
-
-/* Runs until ltap_loop_stop. Returns 0, or -errno on a loop failure. */
+/* The loop's one fd (its epoll set: rings, timers, wake-ups, watches, the
+ * child): readable when ltap_loop_step has work. */
+int ltap_loop_fd(const struct ltap_loop *loop);
+/* One turn: waits up to timeout_ms (-1: no limit, 0: none) for work, does
+ * what is ready (a batch of events with the timers among them, watches),
+ * and arms the timer so that the fd becomes readable when the next timer
+ * or drain tick comes due. A replay does at most REPLAY_SLICE of work per
+ * turn and keeps the fd readable while there is more. Returns 1 while the
+ * loop runs, 0 once stopped or halted, -errno on a loop failure. */
+int ltap_loop_step(struct ltap_loop *loop, int timeout_ms);
+/* ltap_loop_step until the loop stops. Returns 0, or -errno on a failure. */
 int ltap_loop_run(struct ltap_loop *loop);
+/* Watches child pid through a pidfd: the child hook runs when it ends. 0 or -errno. */
+int ltap_loop_child(struct ltap_loop *loop, pid_t pid);
 /* Replay: dispatches every event of streams that hold all their data, with
  * the timers that fall before the last one; ltap_loop_finish(end) then runs
  * the timers up to the recorded end. Returns 1 when the front end gets a
@@ -73,9 +83,9 @@ int ltap_loop_run(struct ltap_loop *loop);
  * again, 0 at the end of the streams or when halted. A replay stopped
  * (ltap_loop_stop) ends where it is, without a final drain. */
 int ltap_loop_replay(struct ltap_loop *loop);
-/* Async-signal-safe: asks ltap_loop_run to return after the current batch. */
+/* Async-signal-safe and thread-safe: asks the loop to stop after the current batch. */
 void ltap_loop_stop(struct ltap_loop *loop);
-/* Async-signal-safe: wakes ltap_loop_run for a batch, without stopping it. */
+/* Async-signal-safe and thread-safe: wakes the loop for a batch, without stopping it. */
 void ltap_loop_wake(struct ltap_loop *loop);
 /* A file the front end watches besides the rings (the metrics server's).
  * fn runs between batches, as timers do, never inside a handler: after the

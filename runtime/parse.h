@@ -2,6 +2,8 @@
 #ifndef LTAP_PARSE_H
 #define LTAP_PARSE_H
 
+#include "ltap.h" /* ltap_parse_duration and ltap_parse_size are public */
+
 #include <stdint.h>
 
 /* A bare number is seconds. Units: ns us ms s m h. Returns 0 or -EINVAL. */

@@ -1,65 +1,69 @@
-/* progress.c: the one-line progress indicator of progress.h on stderr. */
+/* progress.c: the one-line progress indicator of progress.h. */
 #include "progress.h"
 
-#include "log.h"
 #include "loop.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct ltap_progress {
+	FILE *term, *out;
 	char what[160];
-	uint64_t start, next; /* CLOCK_MONOTONIC ns: started, next redraw due */
+	uint64_t next;        /* CLOCK_MONOTONIC ns: the next redraw is due */
 	int drawn;            /* the line is on the terminal now */
-	int hold;             /* stdout is the same terminal: held between redraws */
+	int hold;             /* out is the same terminal: held between redraws */
 };
 
-/* stdout's buffer while held: room for what a run prints between two
- * redraws (one terminal and one stdout per process, hence static) */
+/* the held output's buffer: room for what a run prints between two
+ * redraws; one terminal line per process (hold_taken) */
 static char hold_buf[1 << 16];
+static int hold_taken;
 
-static int same_terminal(int a, int b)
+static int same_terminal(FILE *a, FILE *b)
 {
 	struct stat sa, sb;
 
-	return isatty(a) && isatty(b) && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_rdev == sb.st_rdev;
+	return a && b && isatty(fileno(a)) && isatty(fileno(b)) && fstat(fileno(a), &sa) == 0 &&
+	       fstat(fileno(b), &sb) == 0 && sa.st_rdev == sb.st_rdev;
 }
 
-static void progress_erase(void *ud)
+int ltap_progress_wanted(FILE *term)
 {
-	struct ltap_progress *p = ud;
-
-	if (p->drawn) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-		p->drawn = 0;
-	}
+	return term && isatty(fileno(term));
 }
 
-struct ltap_progress *ltap_progress_new(const char *what)
+struct ltap_progress *ltap_progress_new(FILE *term, FILE *out, const char *what)
 {
 	struct ltap_progress *p;
 
-	if (!isatty(STDERR_FILENO) || !(p = calloc(1, sizeof *p)))
+	if (!ltap_progress_wanted(term) || !(p = calloc(1, sizeof *p)))
 		return NULL;
-	snprintf(p->what, sizeof p->what, "%s", what);
-	p->start = ltap_now();
-	p->next = p->start + LTAP_PROGRESS_AFTER;
-	p->hold = same_terminal(STDOUT_FILENO, STDERR_FILENO);
-	if (p->hold) {
-		fflush(stdout);
-		setvbuf(stdout, hold_buf, _IOFBF, sizeof hold_buf);
+	p->term = term;
+	p->out = out;
+	snprintf(p->what, sizeof p->what, "%.60s", what);
+	p->next = ltap_now() + LTAP_PROGRESS_AFTER;
+	if (!hold_taken && same_terminal(out, term)) {
+		fflush(out);
+		setvbuf(out, hold_buf, _IOFBF, sizeof hold_buf);
+		p->hold = hold_taken = 1;
 	}
-	ltap_log_set_before(progress_erase, p);
 	return p;
 }
 
 int ltap_progress_due(const struct ltap_progress *p)
 {
 	return p && ltap_now() >= p->next;
+}
+
+void ltap_progress_erase(struct ltap_progress *p)
+{
+	if (p && p->drawn) {
+		fputs("\r\033[K", p->term);
+		fflush(p->term);
+		p->drawn = 0;
+	}
 }
 
 /* "12.3 MB", "3.2 s" */
@@ -80,36 +84,38 @@ void ltap_progress_show(struct ltap_progress *p, uint64_t done, uint64_t total, 
 	if (!p)
 		return;
 	p->next = ltap_now() + LTAP_PROGRESS_EVERY;
-	progress_erase(p);
-	fflush(stdout); /* what the run printed meanwhile, above the line */
+	ltap_progress_erase(p);
+	if (p->out)
+		fflush(p->out); /* what the run printed meanwhile, above the line */
 	progress_amount(d, sizeof d, done, unit);
 	if (total) {
 		progress_amount(t, sizeof t, total, unit);
-		fprintf(stderr, "ltap: %s: %3d%% (%s of %s%s)", p->what, (int)(done >= total ? 100 : 100 * done / total),
-			d, t, unit == LTAP_PROGRESS_NS ? " of trace" : "");
+		fprintf(p->term, "ltap: %s: %3d%% (%s of %s%s)", p->what,
+			(int)(done >= total ? 100 : 100 * done / total), d, t, unit == LTAP_PROGRESS_NS ? " of trace" : "");
 	} else {
-		fprintf(stderr, "ltap: %s: %s%s", p->what, d, unit == LTAP_PROGRESS_NS ? " of trace" : "");
+		fprintf(p->term, "ltap: %s: %s%s", p->what, d, unit == LTAP_PROGRESS_NS ? " of trace" : "");
 	}
-	fflush(stderr);
+	fflush(p->term);
 	p->drawn = 1;
 }
 
 void ltap_progress_flush(struct ltap_progress *p)
 {
-	if (p && p->hold)
-		progress_erase(p);
-	fflush(stdout);
+	if (p->hold)
+		ltap_progress_erase(p);
+	if (p->out)
+		fflush(p->out);
 }
 
 void ltap_progress_free(struct ltap_progress *p)
 {
 	if (!p)
 		return;
-	progress_erase(p);
-	ltap_log_set_before(NULL, NULL);
+	ltap_progress_erase(p);
 	if (p->hold) {
-		fflush(stdout);
-		setvbuf(stdout, NULL, _IOLBF, 0);
+		fflush(p->out);
+		setvbuf(p->out, NULL, _IOLBF, 0);
+		hold_taken = 0;
 	}
 	free(p);
 }

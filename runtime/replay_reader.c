@@ -4,9 +4,11 @@
  * their text to build its own tep_handle. So while tracecmd_open runs, the
  * libtraceevent calls it makes (tep_parse_event and the other parsers of
  * the file's text sections) come here first: this file defines them, which
- * makes ltap's executable export them, so libtracecmd's calls bind to these
- * definitions before libtraceevent's (ELF symbol interposition, as an
- * LD_PRELOAD library does). Each one sends its text to ltap when a capture
+ * makes libltap export them (INTERPOSE; cmake/ltap.map lists them), so
+ * libtracecmd's calls bind to these definitions before libtraceevent's (ELF
+ * symbol interposition, as an LD_PRELOAD library does: libltap comes before
+ * its dependency libtraceevent in the lookup order, also in a Lua module's
+ * own scope). Each one sends its text to ltap when a capture
  * is on, then calls libtraceevent's own (dlsym RTLD_NEXT). ltap then parses
  * exactly the text libtracecmd parsed, in the same order, with no second
  * reader of trace.dat sections, and libtraceevent has already seen every
@@ -30,6 +32,9 @@
  * the public header of 1.3. */
 int tracecmd_cpus(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+
+/* a definition that stands in for libtraceevent's in the whole process */
+#define INTERPOSE __attribute__((visibility("default")))
 
 #define OUT_CAP (256 * 1024)
 #define STREAMS_MAX 65536
@@ -119,7 +124,7 @@ static void *real_fn(const char *name)
 	return f;
 }
 
-int tep_parse_header_page(struct tep_handle *tep, char *buf, unsigned long size, int long_size)
+INTERPOSE int tep_parse_header_page(struct tep_handle *tep, char *buf, unsigned long size, int long_size)
 {
 	static int (*real)(struct tep_handle *, char *, unsigned long, int);
 	uint32_t pre[2] = {(uint32_t)long_size, 0};
@@ -130,7 +135,7 @@ int tep_parse_header_page(struct tep_handle *tep, char *buf, unsigned long size,
 	return real(tep, buf, size, long_size);
 }
 
-enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned long size, const char *sys)
+INTERPOSE enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned long size, const char *sys)
 {
 	static enum tep_errno (*real)(struct tep_handle *, const char *, unsigned long, const char *);
 
@@ -140,7 +145,7 @@ enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned
 	return real(tep, buf, size, sys);
 }
 
-int tep_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
+INTERPOSE int tep_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
 {
 	static int (*real)(struct tep_handle *, const char *);
 
@@ -150,7 +155,7 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
 	return real(tep, kallsyms);
 }
 
-int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
+INTERPOSE int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
 {
 	static int (*real)(struct tep_handle *, const char *);
 
@@ -160,7 +165,7 @@ int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
 	return real(tep, buf);
 }
 
-int tep_parse_saved_cmdlines(struct tep_handle *tep, const char *buf)
+INTERPOSE int tep_parse_saved_cmdlines(struct tep_handle *tep, const char *buf)
 {
 	static int (*real)(struct tep_handle *, const char *);
 

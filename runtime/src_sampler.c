@@ -72,7 +72,7 @@ struct ltap_sampler {
 	void (*task_changed)(void *ud, int tid, int exec);
 	void *task_ud;
 	int on_exec; /* enabled by the kernel at the target's exec */
-	uint32_t self; /* ltap's pid: its own samples are left out */
+	uint32_t self; /* the ltap command's pid: its own samples are left out */
 	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
 };
 
@@ -346,15 +346,15 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
  * exec as perf record does). The ring of a CPU holds ring_kb of data;
  * MMAP2/COMM/FORK records feed s->syms. 0, or -1 with a logged reason. */
 static int sampler_open(struct ltap_sampler *s, const struct ltap_sampler_event *evs, int nev,
-			const pid_t *pids, int npids, int on_exec, size_t ring_kb)
+			const pid_t *pids, int npids, int on_exec, size_t ring_kb, pid_t self)
 {
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	size_t pages = sampler_pages(ring_kb);
 	pid_t all = -1;
 
 	s->on_exec = on_exec && npids > 0;
-	s->self = (uint32_t)getpid();
-	for (int i = 0; i < nev && npids == 0; i++)
+	s->self = self ? (uint32_t)self : UINT32_MAX; /* no pid is 2^32-1: nobody is left out */
+	for (int i = 0; i < nev && npids == 0 && self; i++)
 		if (evs[i].tp_id < 0) {
 			if ((s->notself = ltap_notself_open()) < 0)
 				ltap_debug("sampler: ltap's own samples are left out in user space (BPF: %s)",
@@ -495,7 +495,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 		n++;
 	}
 	if (!rc)
-		rc = sampler_open(s, evs, n, env->pids, env->npids, env->command != 0, env->buffer_kb / 8);
+		rc = sampler_open(s, evs, n, env->pids, env->npids, env->command != 0, env->buffer_kb / 8, env->self);
 	for (int i = 0; filters && i < n; i++)
 		free(filters[i]);
 	free(filters);

@@ -7,36 +7,40 @@
  * (xterm and its kin, VTE, tmux, screen, the Linux console) speaks them.
  * docs/top.md says why not ncurses.
  *
- * The state is file-static, as the signal hand-off in call.c is: an atexit
- * handler and a signal handler have no other way to reach it, and there is
- * one terminal per process. */
+ * The state is file-static: there is one terminal per process. A library
+ * takes no signal, so no SIGWINCH: a resize is seen by a timer that reads
+ * the window's size five times a second (a sixth of the work a redraw does
+ * once a second), and no atexit either (a Lua module may be unloaded
+ * before exit): the host gives the terminal back as it ends, on every end
+ * that runs code (ltap.term's __gc when the host's state closes). */
 #include "term.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <termios.h>
 #include <unistd.h>
 
 #define ENTER_SCREEN "\033[?1049h\033[?25l\033[H\033[2J"
 #define LEAVE_SCREEN "\033[?25h\033[?1049l"
 #define KEPT_MAX (1 << 20) /* bytes of messages shown after the screen */
+#define SIZE_CHECK_NS 200000000L /* how often the window's size is read */
 
 static struct {
-	volatile sig_atomic_t active;
+	int active;
 	int in, out, err;
 	struct termios saved;
 	int saved_err;      /* the terminal's stderr while err writes to kept */
 	int kept;           /* a memfd: what was written to stderr meanwhile */
-	int winch[2];       /* SIGWINCH -> a byte in this pipe */
-	struct sigaction old_winch;
-	int at_exit;
-} term = {.saved_err = -1, .kept = -1, .winch = {-1, -1}};
+	int size_timer;     /* a timerfd: the window's size is read when it fires */
+	int rows, cols;     /* the size last read */
+} term = {.saved_err = -1, .kept = -1, .size_timer = -1};
 
 static void term_write_all(int fd, const char *s, size_t n)
 {
@@ -49,21 +53,6 @@ static void term_write_all(int fd, const char *s, size_t n)
 		s += w;
 		n -= (size_t)w;
 	}
-}
-
-static void term_on_winch(int sig)
-{
-	int e = errno;
-	(void)sig;
-	if (term.winch[1] >= 0 && write(term.winch[1], "w", 1) < 0) {
-		/* full: a resize is pending already */
-	}
-	errno = e;
-}
-
-static void term_at_exit(void)
-{
-	ltap_term_leave();
 }
 
 /* Messages written while the screen was up go where stderr went before. */
@@ -111,8 +100,8 @@ static void term_keep_stderr(int err, int out)
 
 int ltap_term_enter(int in, int out, int err)
 {
+	struct itimerspec every = {{0, SIZE_CHECK_NS}, {0, SIZE_CHECK_NS}};
 	struct termios raw;
-	struct sigaction sa;
 
 	if (term.active)
 		return 0;
@@ -120,23 +109,18 @@ int ltap_term_enter(int in, int out, int err)
 		return -ENOTTY;
 	if (tcgetattr(in, &term.saved))
 		return -errno;
-	if (pipe2(term.winch, O_CLOEXEC | O_NONBLOCK))
+	term.size_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (term.size_timer < 0)
 		return -errno;
+	timerfd_settime(term.size_timer, 0, &every, NULL);
+	if (ltap_term_size(out, &term.rows, &term.cols))
+		term.rows = term.cols = 0;
 	raw = term.saved;
 	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | IEXTEN);
 	raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
 	raw.c_cc[VMIN] = 1;
 	raw.c_cc[VTIME] = 0;
 	raw.c_cc[VSUSP] = _POSIX_VDISABLE;
-	if (!term.at_exit) {
-		atexit(term_at_exit);
-		term.at_exit = 1;
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = term_on_winch;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGWINCH, &sa, &term.old_winch);
 	term.in = in;
 	term.out = out;
 	term.err = err;
@@ -158,23 +142,27 @@ void ltap_term_leave(void)
 	term.active = 0;
 	term_write_all(term.out, LEAVE_SCREEN, sizeof LEAVE_SCREEN - 1);
 	tcsetattr(term.in, TCSADRAIN, &term.saved);
-	sigaction(SIGWINCH, &term.old_winch, NULL);
-	close(term.winch[0]);
-	close(term.winch[1]);
-	term.winch[0] = term.winch[1] = -1;
+	close(term.size_timer);
+	term.size_timer = -1;
 	term_release_stderr();
 }
 
 int ltap_term_winch_fd(void)
 {
-	return term.active ? term.winch[0] : -1;
+	return term.active ? term.size_timer : -1;
 }
 
-void ltap_term_resized(void)
+int ltap_term_resized(void)
 {
-	char buf[64];
-	while (term.winch[0] >= 0 && read(term.winch[0], buf, sizeof buf) > 0) {
-	}
+	uint64_t ticks;
+	int rows = 0, cols = 0;
+
+	if (term.size_timer < 0 || read(term.size_timer, &ticks, sizeof ticks) != sizeof ticks ||
+	    ltap_term_size(term.out, &rows, &cols) || (rows == term.rows && cols == term.cols))
+		return 0;
+	term.rows = rows;
+	term.cols = cols;
+	return 1;
 }
 
 int ltap_term_size(int fd, int *rows, int *cols)

@@ -12,15 +12,17 @@
  * alternate screen, the cursor hidden. Signal keys (^C, ^\) still signal,
  * so ltap's own end runs. While the screen is up, what is written to err
  * (when it is the same terminal) is kept and shown after it, so warnings
- * and errors are not drawn over. Restored by ltap_term_leave and at exit.
+ * and errors are not drawn over. Restored by ltap_term_leave (the host
+ * calls it as it ends).
  * 0, or -errno (-ENOTTY when in or out is not a terminal). */
 int ltap_term_enter(int in, int out, int err);
-/* Gives the terminal back; idempotent, async-signal-safe. */
+/* Gives the terminal back; idempotent. */
 void ltap_term_leave(void);
-/* A descriptor readable after the window was resized (SIGWINCH); read it
- * empty with ltap_term_resized. -1 when the screen is not up. */
+/* A descriptor readable five times a second while the screen is up, -1
+ * when it is not: then ltap_term_resized says whether the window's size
+ * changed since it last looked (1), and empties it. */
 int ltap_term_winch_fd(void);
-void ltap_term_resized(void);
+int ltap_term_resized(void);
 /* The window of fd: 0, or -errno. */
 int ltap_term_size(int fd, int *rows, int *cols);
 

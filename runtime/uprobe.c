@@ -2,8 +2,8 @@
 #include "uprobe.h"
 
 #include "guardian.h"
-#include "instance.h"
 #include "log.h"
+#include "owner.h"
 #include "tracefs_dir.h"
 
 #include <ctype.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GROUP_PREFIX "ltap_"
 
 struct ltap_uprobes {
 	char group[32];
@@ -34,14 +33,14 @@ int ltap_kprobes_supported(void)
 	return s != NULL;
 }
 
-struct ltap_uprobes *ltap_uprobes_new(void)
+struct ltap_uprobes *ltap_uprobes_new(int serial)
 {
 	struct ltap_uprobes *u = calloc(1, sizeof *u);
 	int e;
 
 	if (!u)
 		return NULL;
-	snprintf(u->group, sizeof u->group, GROUP_PREFIX "%d", (int)getpid());
+	ltap_owner_name(u->group, sizeof u->group, '_', serial);
 	/* listed before the first probe is written: a SIGKILL then still removes it */
 	if ((e = ltap_guardian_add(LTAP_GUARD_PROBES, u->group)) != 0) {
 		free(u);
@@ -167,13 +166,11 @@ static int uprobes_remove_lines(int kprobe, const char *group)
 	/* lines are "p:ltap_123/p_f_1 /path:0x..." */
 	for (char *l = strtok(defs, "\n"); l; l = strtok(NULL, "\n")) {
 		char g[64], event[128];
-		int pid;
+		pid_t pid;
 
-		if (sscanf(l, "%*c:%63[^/]/%127s", g, event) != 2 ||
-		    strncmp(g, GROUP_PREFIX, strlen(GROUP_PREFIX)) != 0 ||
-		    sscanf(g + strlen(GROUP_PREFIX), "%d", &pid) != 1)
+		if (sscanf(l, "%*c:%63[^/]/%127s", g, event) != 2 || !ltap_owner_parse(g, '_', &pid))
 			continue;
-		if (group ? strcmp(g, group) != 0 : pid == getpid() || ltap_instance_owner_alive(pid))
+		if (group ? strcmp(g, group) != 0 : pid == getpid() || ltap_owner_alive(pid))
 			continue;
 		if (uprobe_remove(g, event, kprobe) == 0) {
 			if (!group)

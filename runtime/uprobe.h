@@ -11,7 +11,7 @@
 
 struct ltap_uprobes;
 
-struct ltap_uprobes *ltap_uprobes_new(void);
+struct ltap_uprobes *ltap_uprobes_new(int serial); /* serial: the host's (owner.h) */
 /* Removes every probe made through this set; NULL-safe. Events must be
  * disabled first (the instance closed), or the kernel refuses (EBUSY). */
 void ltap_uprobes_free(struct ltap_uprobes *u);

@@ -1,11 +1,18 @@
-/* version.c: which ltap this is, from the header cmake/version.cmake writes
- * at every build; the only file that includes it, so a new commit rebuilds
- * this file alone. */
+/* version.c: which ltap this is (ltap --version, --check, JSON reports,
+ * ltap.version, ltap.h's ltap_version), from the header cmake/version.cmake
+ * writes at every build; the only file that includes it, so a new commit
+ * rebuilds this file alone. */
 #include "version.h"
 
+#include "ltap.h"
 #include "ltap_version.h"
 
 const char *ltap_version(void)
+{
+	return LTAP_VERSION_FULL;
+}
+
+const char *ltap_version_number(void)
 {
 	return LTAP_VERSION;
 }
@@ -13,9 +20,4 @@ const char *ltap_version(void)
 const char *ltap_version_commit(void)
 {
 	return LTAP_VERSION_COMMIT;
-}
-
-const char *ltap_version_string(void)
-{
-	return LTAP_VERSION_STRING;
 }

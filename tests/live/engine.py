@@ -34,8 +34,9 @@ LOCK_WAIT = 1200
 TEST_SLACK = 15
 BLOCK_INDENT = "    "
 # a name ltap gives what it makes in the kernel: instance ltap-PID, uprobe
-# group ltap_PID, command cgroup ltap-PID-CHILD
-OWNER = re.compile(r"\bltap[-_](\d+)\b")
+# group ltap_PID, command cgroup ltap-PID-CHILD; a process's N-th host alive
+# at once (libltap) names its instance ltap-PID-N and its group ltap_PID_N
+OWNER = re.compile(r"\bltap[-_](\d+)(?:[-_]\d+)?\b")
 
 # directive -> kind: "one" (at most once), "many" (repeatable)
 DIRECTIVES = {
@@ -85,12 +86,15 @@ def _memory_cgroup_v1():
 
 
 def _no_ltap_package():
-    """dpkg knows no ltap package, or one removed with its files (purged)"""
-    try:
-        r = subprocess.run(["dpkg-query", "-W", "-f", "${db:Status-Status}", "ltap"], capture_output=True, text=True)
-    except OSError:
-        return True
-    return r.returncode != 0 or r.stdout in ("", "not-installed")
+    """dpkg knows none of ltap's packages, or each removed with its files (purged)"""
+    for p in ("ltap", "libltap0", "libltap-dev", "lua-ltap"):
+        try:
+            r = subprocess.run(["dpkg-query", "-W", "-f", "${db:Status-Status}", p], capture_output=True, text=True)
+        except OSError:
+            return True
+        if r.returncode == 0 and r.stdout not in ("", "not-installed"):
+            return False
+    return True
 
 
 # REQUIRES NAME (or !NAME): what a test needs of this machine, with the
@@ -109,7 +113,7 @@ REQUIREMENTS = {
     "memory_cgroup_v1": (_memory_cgroup_v1, "no v1 memory cgroup to make a child in"),
     # a test that installs ltap's package leaves alone one installed by someone else
     "no_ltap_package": (_no_ltap_package,
-                        "an ltap package is installed already (dpkg -s ltap): not this test's to replace"),
+                        "an ltap package is installed already (dpkg -s ltap libltap0 libltap-dev lua-ltap): not this test's to replace"),
 }
 
 

@@ -142,6 +142,14 @@ rows | awk '$3 != "hot" { bad = 1 } END { exit bad }' || { cat $WORK/screen; fai
 echo "ok: zoom into command hot"
 keys top BSpace
 wait_screen top '^sort: overhead$'
+# a smaller window: the screen is drawn again to its size (no SIGWINCH
+# handler: ltap reads the size five times a second)
+status_line() { screen top | grep -n '^q quit' | cut -d: -f1; }
+before=$(status_line)
+TM resize-window -t top:top -x 100 -y 20
+for _ in $(seq 100); do [ "$(status_line)" = 20 ] && break; sleep 0.05; done # poll
+[ "$(status_line)" = 20 ] || { screen top; fail "resize to 20 rows: the keys line is at row $(status_line), was $before"; }
+echo "ok: resized: the keys line from row $before to row 20"
 
 keys top q
 wait_for_file $WORK/top.exit

@@ -1,39 +1,50 @@
-# package_install.sh DEBDIR: the package tests/shipping/package.sh built,
-# installed on this machine as a user would (apt install ./ltap_*.deb),
-# used (ltap --version, ltap pagealloc -d 2s counting a workload, man ltap,
-# man ltap-lua), then purged: dpkg knows no ltap and none of its files is
-# left. Run by the engine (tests/shipping/package.test, REQUIRES
-# no_ltap_package: an ltap someone else installed is not ours to touch).
-# Whatever happens, the machine's packages end as they were: the trap
-# purges ltap and what apt installed with it (none here: make.sh installed
-# its libraries already).
+# package_install.sh DEBDIR: the packages tests/shipping/package.sh built,
+# installed on this machine as a user would (apt install ./ltap_*.deb
+# ./libltap0_*.deb ..., all four), used (ltap --version, ltap pagealloc -d
+# 2s counting a workload, man ltap, man ltap-lua, require "ltap" in Debian's
+# lua5.4, pkg-config ltap), then purged: dpkg knows none of them and none
+# of their files is left. Run by the engine (tests/shipping/package.test,
+# REQUIRES no_ltap_package: one someone else installed is not ours to
+# touch). Whatever happens, the machine's packages end as they were: the
+# trap purges them and what apt installed with them (none here: make.sh
+# installed their libraries already).
 . "$SRCDIR/tests/live/lib.sh"
 debdir=$(realpath "$1")
 version=$(sed -n 's/^project(ltap VERSION \([0-9.]*\).*/\1/p' "$SRCDIR/CMakeLists.txt")
-deb=$debdir/ltap_${version}-1_amd64.deb
-[ -f "$deb" ] || fail "no $deb (tests/shipping/package.sh makes it)"
+packages=(ltap libltap0 libltap-dev lua-ltap)
+debs=()
+for p in "${packages[@]}"; do
+  debs+=("$debdir/${p}_${version}-1_amd64.deb")
+  [ -f "${debs[-1]}" ] || fail "no ${debs[-1]} (tests/shipping/package.sh makes it)"
+done
 export DEBIAN_FRONTEND=noninteractive
 apt_new=()
+ours() { [[ " ${packages[*]} " == *" $1 "* ]]; }
 restore() {
-  if dpkg-query -W -f '${db:Status-Status}' ltap 2>/dev/null | grep -qv not-installed; then
-    echo "restoring: purging ltap"
-    dpkg --purge ltap >/dev/null || echo "FAIL: could not purge ltap: dpkg --purge ltap by hand"
+  local left=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null | grep -qv not-installed && left+=("$p")
+  done
+  if [ ${#left[@]} -gt 0 ]; then
+    echo "restoring: purging ${left[*]}"
+    dpkg --purge "${left[@]}" >/dev/null || echo "FAIL: could not purge ${left[*]}: dpkg --purge them by hand"
   fi
   local extra=()
-  for p in "${apt_new[@]}"; do [ "$p" == ltap ] || extra+=("$p"); done
+  for p in "${apt_new[@]}"; do ours "$p" || extra+=("$p"); done
   if [ ${#extra[@]} -gt 0 ]; then
-    echo "restoring: purging what apt installed with ltap: ${extra[*]}"
+    echo "restoring: purging what apt installed with them: ${extra[*]}"
     apt-get -o DPkg::Lock::Timeout=600 purge -y -q "${extra[@]}" >/dev/null || echo "FAIL: could not purge ${extra[*]}"
   fi
 }
 trap 'restore; kill_started; [ -z "${OWN_WORK:-}" ] || rm -rf "$WORK"' EXIT
 
-# apt install ./FILE, as the docs say; what it installs is noted for the trap
-apt-get -o DPkg::Lock::Timeout=600 install -y "$deb" > "$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log"; fail "apt install $deb"; }
+# apt install ./FILE..., as the docs say; what it installs is noted for the trap
+apt-get -o DPkg::Lock::Timeout=600 install -y "${debs[@]}" > "$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log"; fail "apt install ${debs[*]}"; }
 mapfile -t apt_new < <(awk '/^The following NEW packages will be installed:/ { on = 1; next }
                              on && /^  / { for (i = 1; i <= NF; i++) print $i; next } { on = 0 }' "$WORK/apt.log")
-expect_eq "packages apt installed" "ltap" "${apt_new[*]}"
-expect_eq "dpkg status" "installed" "$(dpkg-query -W -f '${db:Status-Status}' ltap)"
+expect_eq "packages apt installed" "$(printf '%s\n' "${packages[@]}" | sort | paste -sd' ')" \
+  "$(printf '%s\n' "${apt_new[@]}" | sort | paste -sd' ')"
+for p in "${packages[@]}"; do expect_eq "$p: dpkg status" "installed" "$(dpkg-query -W -f '${db:Status-Status}' "$p")"; done
 expect_eq "ltap on PATH" /usr/bin/ltap "$(command -v ltap)"
 expect_grep "ltap --version" "^ltap $version( \(git [0-9a-f]{12}(-dirty)?\))?$" <(/usr/bin/ltap --version)
 
@@ -57,11 +68,18 @@ for page in ltap ltap-lua; do
   expect_grep "man $page: NAME" "^       $page - " "$WORK/man.out"
 done
 
-# removed cleanly: dpkg knows nothing of ltap, and none of its files is left
-dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' > "$WORK/files"
-apt-get -o DPkg::Lock::Timeout=600 purge -y ltap > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "apt purge ltap"; }
-if dpkg -L ltap > "$WORK/left" 2>/dev/null; then cat "$WORK/left"; fail "dpkg -L ltap still lists files"; fi
+# the library's faces: Debian's own lua5.4 finds the module, pkg-config the library
+expect_eq 'lua5.4: require "ltap"' "$version" "$(lua5.4 -e 'print(require("ltap").version)')"
+expect_eq "pkg-config --modversion ltap" "$version" "$(pkg-config --modversion ltap)"
+
+# removed cleanly: dpkg knows none of them, and none of their files is left
+for deb in "${debs[@]}"; do dpkg-deb -c "$deb"; done | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' > "$WORK/files"
+apt-get -o DPkg::Lock::Timeout=600 purge -y "${packages[@]}" > "$WORK/purge.log" 2>&1 ||
+  { cat "$WORK/purge.log"; fail "apt purge ${packages[*]}"; }
+for p in "${packages[@]}"; do
+  if dpkg -L "$p" > "$WORK/left" 2>/dev/null; then cat "$WORK/left"; fail "dpkg -L $p still lists files"; fi
+  [ ! -e "/usr/share/doc/$p" ] || fail "left behind: /usr/share/doc/$p"
+done
 left=$(while read -r f; do [ ! -e "$f" ] && [ ! -L "$f" ] || echo "$f"; done < "$WORK/files")
 [ -z "$left" ] || fail "left behind: $left"
-[ ! -e /usr/share/doc/ltap ] || fail "left behind: /usr/share/doc/ltap"
-echo "ok: removed, dpkg -L empty, none of its $(wc -l < "$WORK/files") files left"
+echo "ok: removed, dpkg -L empty, none of their $(wc -l < "$WORK/files") files left"

@@ -620,7 +620,7 @@ static void test_symbols(const char *hot, const char *hot_src)
 static char last_warning[1024];
 static int warnings;
 
-static void capture_log(enum ltap_log_level level, const char *msg, void *ud)
+static void capture_log(void *ud, enum ltap_log_level level, const char *msg)
 {
 	(void)ud;
 	if (level == LTAP_LOG_WARN) {

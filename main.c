@@ -11,6 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SANITIZE_ADDRESS__
+/* In ASan builds, a request for more memory than there is returns NULL,
+ * as glibc's malloc does, instead of being a report: the trace.dat reader
+ * (runtime/replay_reader.c) asks libtracecmd to read what a damaged size
+ * says, and ltap's own code checks what it gets. Here, in the executable:
+ * the sanitizer runtime finds it only there. ASAN_OPTIONS may say
+ * otherwise. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+#endif
+
 static const char usage_text[] =
 	"usage: ltap [OPTIONS] SCRIPT.lua|./FILE|NAME [ARGS...]  run a script file or a bundled script\n"
 	"       ltap [OPTIONS] -e 'CODE' [ARGS...]         run a one-liner\n"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev"
+PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceevent-dev libdw-dev util-linux lua-dkjson libelf-dev libtracecmd-dev systemtap-sdt-dev libmicrohttpd-dev libcapstone-dev libxxhash-dev"
 # the tests' peers and tools: trace-cmd, Chromium (the flame graph SVG),
 # python3, perl and linux-doc-6.1 (the kernel's own trace-pagealloc-postprocess.pl),
 # elfutils (eu-addr2line) and libc6-dbg (libc's DWARF) for the symbol comparison;
@@ -24,10 +24,12 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # pandoc: the manual pages from docs/ (built whenever pandoc is there; the
 # test builds and the package require them, -DLTAP_MAN=ON).
 DEB_PKGS="pandoc"
+# qemu-system-x86 (with SeaBIOS and QEMU's option ROMs): the guest ltap vmboot's
+# test boots under KVM.
 # clang: the build test builds every build type with gcc and clang (with
 # ninja-build: a fifth less time than make); lintian: the reviewer of the
 # Debian package the tests build.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf lua5.4 lua-luv clang ninja-build lintian $DEB_PKGS"
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf lua5.4 lua-luv qemu-system-x86 clang ninja-build lintian $DEB_PKGS"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""

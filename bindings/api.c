@@ -62,6 +62,8 @@ static const struct api_func {
 	{"ltap", "perfscript_fold", flame_perfscript_fold},
 	/* uprobe.c */
 	{"ltap", "functions", uprobe_functions},
+	/* probestats.c: what the probes cost */
+	{"ltap", "probe_hits", probestats_hits},
 	/* names.c */
 	{"ltap", "syscall_name", names_syscall},
 	/* options.c */

@@ -45,6 +45,8 @@ int flame_folded_parse(lua_State *L);
 int flame_perfscript_fold(lua_State *L);
 /* uprobe.c */
 int uprobe_functions(lua_State *L);
+/* probestats.c */
+int probestats_hits(lua_State *L);
 /* names.c */
 int names_syscall(lua_State *L);
 /* options.c */

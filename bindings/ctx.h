@@ -26,6 +26,7 @@ struct ltap_stackcount;
 struct ltap_task_event;
 struct ltap_event_ud;
 struct ltap_ctx;
+struct ltap_symfields;
 
 /* One probe() declaration. */
 struct ltap_probe {
@@ -41,6 +42,12 @@ struct ltap_probe {
 	 * no Lua call per sample (*count NULL once the count is closed) */
 	struct ltap_stackcount **count;
 	char where[128];              /* "file:line:" of the declaration */
+	/* hits: events that reached the handler (or count), an increment on
+	 * the per-event path; the rest is probestats.c's, once a second */
+	uint64_t hits, hits_checked;
+	char spec[160];               /* what the script named: "u:PATH:FUNC", "sys:event" */
+	int costly;                   /* a uprobe or kprobe: every hit traps the traced thread */
+	int warned;
 };
 
 /* How one kind of event reads (desc.c makes descriptors of a kind): raw
@@ -81,6 +88,10 @@ struct ltap_evdesc {
 	int perf;         /* served by the perf ring (stacks), not the instance */
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
+	/* e.sym: the print format's names of field values (symbolic.c), made
+	 * at the first e.sym of this event type */
+	struct ltap_symfields *sym;
+	int sym_ref;      /* registry ref: name -> index + 1; 0 until made */
 };
 
 /* What the event object (a reused Lua table, event.c) shows. */
@@ -246,6 +257,7 @@ struct ltap_ctx {
 };
 
 #define LTAP_TIMER_DURATION (-1)
+#define LTAP_TIMER_PROBES (-2) /* probestats.c's check of the probes' rates, once a second */
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 /* the thread id a record of d carries (its common_pid) */
@@ -401,6 +413,19 @@ int ltap_event_push_slots(lua_State *L, struct ltap_ctx *ctx);
 void ltap_event_fill(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r);
 void ltap_event_clear(struct ltap_ctx *ctx);
 void ltap_event_forget_comm(struct ltap_ctx *ctx, int tid);
+/* the event object's state in a handler (raises outside one) */
+struct ltap_event_ud *ltap_event_check(lua_State *L);
+/* probestats.c: each probe's hits and rate */
+/* the check of the interval ending at `at` (LTAP_TIMER_PROBES) */
+void ltap_probes_check(struct ltap_ctx *ctx, uint64_t at);
+/* at the end of a run: every probe's hits and rate, on stderr with -v or
+ * when the run has uprobes or kprobes */
+void ltap_probes_report(struct ltap_ctx *ctx);
+/* symbolic.c: e.sym */
+/* pushes the e.sym proxy of the event whose state is e */
+void ltap_sym_proxy(lua_State *L, struct ltap_event_ud *e);
+/* pushes a table of every symbolic field's text of the event (e:copy()) */
+void ltap_sym_copy(lua_State *L, struct ltap_event_ud *e);
 /* timer.c */
 void ltap_open_timer(lua_State *L, struct ltap_ctx *ctx);
 int ltap_dispatch_timer(void *ud, int id, uint64_t at);

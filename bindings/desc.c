@@ -11,6 +11,7 @@
 #include "log.h"
 #include "proc.h"
 #include "source.h"
+#include "symfield.h"
 #include "tasks.h"
 
 #include <errno.h>
@@ -116,6 +117,10 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 	p->desc = d;
 	p->filter = filter && *filter ? strdup(filter) : NULL;
 	snprintf(p->where, sizeof p->where, "%s", where);
+	if (d->ev)
+		snprintf(p->spec, sizeof p->spec, "%s:%s", d->ev->system, d->ev->name);
+	else
+		snprintf(p->spec, sizeof p->spec, "profile");
 	p->handler = handler;
 	*ctx->probes_tail = p;
 	ctx->probes_tail = &p->next;
@@ -333,6 +338,7 @@ void ltap_descs_free(struct ltap_ctx *ctx)
 			continue;
 		if (d->ops->free)
 			d->ops->free(d);
+		ltap_symfields_free(d->sym);
 		free(d->fields);
 		free(d->task);
 		free(d);

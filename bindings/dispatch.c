@@ -56,6 +56,7 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 			if (!ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
 				continue;
 		}
+		p->hits++;
 		if (p->count) { /* counted in C: no event table, no Lua call */
 			if (ltap_stackcount_sample(ctx, p->count, r, ltap_rec_tid(d, r)) != 0)
 				break;

@@ -49,13 +49,14 @@ static struct ltap_event_ud *event_state(lua_State *L)
 	return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-static struct ltap_event_ud *event_check(lua_State *L)
+struct ltap_event_ud *ltap_event_check(lua_State *L)
 {
 	struct ltap_event_ud *e = event_state(L);
 	if (!e->rec)
 		luaL_error(L, "attempt to use an event outside its handler (use e:copy() to keep one)");
 	return e;
 }
+
 
 /* name -> code of one event type: its own fields, then the common names
  * and methods; with all, every field (e.args), else those no reserved
@@ -165,7 +166,7 @@ static int event_other(lua_State *L, struct ltap_event_ud *e, int args)
 /* Only keys absent from the table get here: format fields and methods. */
 static int event_index(lua_State *L)
 {
-	struct ltap_event_ud *e = event_check(L);
+	struct ltap_event_ud *e = ltap_event_check(L);
 	int code = event_code(L, e->desc->fields_ref);
 
 	if (!code)
@@ -177,7 +178,7 @@ static int event_index(lua_State *L)
 /* e.args.FIELD: every format field, reserved names included. */
 static int event_args_index(lua_State *L)
 {
-	struct ltap_event_ud *e = event_check(L);
+	struct ltap_event_ud *e = ltap_event_check(L);
 	int code = event_code(L, e->desc->args_ref);
 
 	if (!code)
@@ -191,7 +192,7 @@ static int event_args_index(lua_State *L)
  * a sample, of whatever kind its descriptor is. */
 static int event_stack(lua_State *L)
 {
-	struct ltap_event_ud *e = event_check(L);
+	struct ltap_event_ud *e = ltap_event_check(L);
 	int which = (int)lua_tointeger(L, lua_upvalueindex(2)), arg;
 
 	if (!e->rec->callchain)
@@ -222,7 +223,7 @@ static int event_stack(lua_State *L)
  * common fields, the fields no reserved name shadows, and args with all. */
 static int event_copy(lua_State *L)
 {
-	struct ltap_event_ud *e = event_check(L);
+	struct ltap_event_ud *e = ltap_event_check(L);
 
 	lua_createtable(L, 0, e->desc->nfields + 7);
 	for (int code = F_NAME; code >= F_TIME; code--) {
@@ -249,6 +250,8 @@ static int event_copy(lua_State *L)
 		}
 	}
 	lua_setfield(L, -2, "args");
+	ltap_sym_copy(L, e);
+	lua_setfield(L, -2, "sym");
 	return 1;
 }
 
@@ -326,6 +329,10 @@ void ltap_open_event(lua_State *L, struct ltap_ctx *ctx)
 	lua_setfield(L, -2, "__index");
 	event_seal(L, EVENT_ARGS_MT);
 	lua_setmetatable(L, -2);
+	lua_rawset(L, -3);
+	/* e.sym: the same, for the names of field values (symbolic.c) */
+	lua_pushliteral(L, "sym");
+	ltap_sym_proxy(L, e);
 	lua_rawset(L, -3);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
 }

@@ -117,6 +117,12 @@ int probe_probe(lua_State *L)
 		probe_glob(L, ctx, spec, filter, fn, stack);
 		return 0;
 	}
-	probe_stack(ltap_probe_add(L, ctx, ltap_desc_of(L, ctx, probe_event(L, ctx, spec)), fn, filter), stack);
+	{
+		struct ltap_probe *p = ltap_probe_add(L, ctx, ltap_desc_of(L, ctx, probe_event(L, ctx, spec)), fn, filter);
+		probe_stack(p, stack);
+		/* the script's own words in the probes' report */
+		snprintf(p->spec, sizeof p->spec, "%s", spec);
+		p->costly = ltap_is_uprobe_spec(spec);
+	}
 	return 0;
 }

@@ -163,6 +163,10 @@ int ltap_timers_attach(struct ltap_ctx *ctx)
 	if (ctx->opt.duration &&
 	    ltap_loop_timer(ctx->loop, LTAP_TIMER_DURATION, ctx->start_time + ctx->opt.duration, 0))
 		return -1;
+	/* the probes' rates, checked once a second of a live run (probestats.c) */
+	if (ctx->probes && !ctx->opt.input &&
+	    ltap_loop_timer(ctx->loop, LTAP_TIMER_PROBES, ctx->start_time + 1000000000ull, 1000000000ull))
+		return -1;
 	return 0;
 }
 
@@ -177,6 +181,10 @@ int ltap_dispatch_timer(void *ud, int id, uint64_t at)
 		ctx->run.stop_at = at;
 		ltap_run_end(ctx, LTAP_END_STOP);
 		return 1; /* nothing after the end of the run is dispatched */
+	}
+	if (id == LTAP_TIMER_PROBES) {
+		ltap_probes_check(ctx, at);
+		return 0;
 	}
 	lua_rawgeti(L, ctx->timers_slot, id);
 	if (!lua_istable(L, -1)) {
@@ -205,6 +213,8 @@ void ltap_timers_report(struct ltap_ctx *ctx)
 
 	if (!ctx->loop)
 		return;
+	/* the end of the run's reports on the clock's work: the probes' rates too */
+	ltap_probes_report(ctx);
 	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.timers");
 	for (int id = 1; id <= ctx->ntimers; id++) {
 		uint64_t missed = ltap_loop_timer_missed(ctx->loop, id);

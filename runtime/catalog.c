@@ -3,6 +3,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "symfield.h"
 #include "tracefs_dir.h"
 
 #include <errno.h>
@@ -218,7 +219,7 @@ void ltap_catalog_field_names(struct tep_event *ev, char *out, size_t outlen)
 int ltap_catalog_is_reserved(const char *name)
 {
 	static const char *const reserved[] = {
-		"name", "pid", "tid", "comm", "cpu", "time", "args",
+		"name", "pid", "tid", "comm", "cpu", "time", "args", "sym",
 		"copy", "stack", "kstack", "ustack", "folded", "frame",
 	};
 
@@ -231,6 +232,7 @@ int ltap_catalog_is_reserved(const char *name)
 static void catalog_print_fields(struct tep_event *ev, FILE *out)
 {
 	struct tep_format_field *f;
+	struct ltap_symfields *sym = ltap_symfields_new(ev); /* NULL: none said */
 
 	for (f = ev->format.fields; f; f = f->next) {
 		const char *type = f->type;
@@ -245,8 +247,11 @@ static void catalog_print_fields(struct tep_event *ev, FILE *out)
 		}
 		if (ltap_catalog_is_reserved(f->name))
 			fprintf(out, "  (read as e.args.%s)", f->name);
+		if (ltap_symfields_find(sym, f->name) >= 0)
+			fprintf(out, "  (named: e.sym.%s)", f->name);
 		fputc('\n', out);
 	}
+	ltap_symfields_free(sym);
 }
 
 int ltap_catalog_is_glob(const char *spec)

@@ -1,6 +1,7 @@
 /* evcheck.c: a saved trace's formats and records, checked before use. */
 #include "evcheck.h"
 
+#include <ctype.h>
 #include <event-parse.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -403,4 +404,38 @@ int ltap_evcheck_record(const struct ltap_evcheck *c, const void *data, int size
 		return -1;
 	}
 	return 0;
+}
+
+/* `ADDR : "` then three characters at least (the format and its closing
+ * quote: libtraceevent steps back two from the end), l[0..n) */
+static int printk_line(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	if (n > 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X'))
+		i = 2;
+	if (i == n || !isxdigit((unsigned char)l[i]))
+		return 0;
+	while (i < n && isxdigit((unsigned char)l[i]))
+		i++;
+	return n - i >= 7 && memcmp(l + i, " : \"", 4) == 0;
+}
+
+size_t ltap_evcheck_printk(char *text)
+{
+	size_t in = 0, out = 0, len = strlen(text);
+
+	while (in < len) {
+		const char *nl = memchr(text + in, '\n', len - in);
+		size_t n = nl ? (size_t)(nl - (text + in)) : len - in;
+		if (printk_line(text + in, n)) {
+			memmove(text + out, text + in, n);
+			out += n;
+			if (nl)
+				text[out++] = '\n';
+		}
+		in += n + (nl != NULL);
+	}
+	text[out] = 0;
+	return out;
 }

@@ -28,4 +28,12 @@ void ltap_evcheck_free(struct ltap_evcheck *c);
  * nothing reads them but their id. */
 int ltap_evcheck_record(const struct ltap_evcheck *c, const void *data, int size, char *why, size_t len);
 
+/* A saved trace's printk formats (text, ended by a 0), as libtraceevent's
+ * tep_parse_printk_formats may read them: lines of the kernel's form
+ * `ADDR : "FORMAT"`, FORMAT two characters at least, kept; any other line
+ * removed in place (libtraceevent 1.7 reads past the buffer on a line
+ * without " : ", and before it on a shorter format). A bprint event whose
+ * address lost its line prints the address. Returns the text's length. */
+size_t ltap_evcheck_printk(char *text);
+
 #endif

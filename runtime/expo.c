@@ -151,9 +151,14 @@ static int labels_put(struct ltap_expo *x, const char *s, size_t n)
 	return 0;
 }
 
-/* Label values must be UTF-8: a byte that is not (a comm can hold any),
- * and NUL, is written as the four characters \xNN, escaped, so the value
- * stays distinct. */
+/* Label values must be UTF-8, and distinct keys must stay distinct after
+ * Prometheus unescapes them. So the value Prometheus stores is the key
+ * with a backslash doubled and a byte that is not UTF-8 (a comm can hold
+ * any) or NUL written as the four characters \xNN: comm "k" + 0xff is
+ * stored as k\xff, comm "k\xff" as k\\xff, one from the other for ever
+ * (read back: "\\" is a backslash, "\x" two hex digits a byte). That
+ * stored value is then escaped for the exposition (backslash, quote,
+ * newline), so a key's backslash is four in the text. */
 void ltap_expo_labels_add(struct ltap_expo *x, const char *name, const char *value, size_t len)
 {
 	const unsigned char *v = (const unsigned char *)value;
@@ -167,7 +172,7 @@ void ltap_expo_labels_add(struct ltap_expo *x, const char *name, const char *val
 		char hex[8];
 		int r;
 		if (v[i] == '\\')
-			r = labels_put(x, "\\\\", 2);
+			r = labels_put(x, "\\\\\\\\", 4);
 		else if (v[i] == '"')
 			r = labels_put(x, "\\\"", 2);
 		else if (v[i] == '\n')

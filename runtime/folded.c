@@ -1,7 +1,9 @@
-/* folded.c: the rule of the Lua patterns it replaces, "^(.-)%s+(%d+%.?%d*)%s*$"
- * then "^(.-)%s+(%d+%.?%d*)$" on the stack: a count is the last field, a
- * number (digits, at most one '.', digits), blanks before it; the stack
- * what comes before those blanks. */
+/* folded.c: flamegraph.pl's rule, "^(.*)\s+?(\d+(?:\.\d*)?)$": a count is
+ * the last field, a number (digits, at most one '.', digits), one blank
+ * before it; the stack is all that comes before that one blank, blanks of
+ * its own included (a frame named " ", as stackcollapse-perf.pl writes a
+ * symbol perf printed blank, stays a frame). Blanks after the count are
+ * allowed (flamegraph.pl would ignore the line). */
 #include "folded.h"
 
 #include <ctype.h>
@@ -12,8 +14,8 @@ static int blank(char c)
 }
 
 /* The count ending at end: the last field of s[0..end), a number (digits,
- * then maybe a '.' and digits), with blanks before it. 1, with where it
- * starts and where what comes before the blanks ends. */
+ * then maybe a '.' and digits), with a blank before it. 1, with where it
+ * starts and where what comes before that blank ends. */
 static int folded_last(const char *s, size_t end, size_t *num, size_t *before_end)
 {
 	size_t i = end, k;
@@ -32,9 +34,7 @@ static int folded_last(const char *s, size_t end, size_t *num, size_t *before_en
 	if (k != end)
 		return 0;
 	*num = i;
-	while (i > 0 && blank(s[i - 1]))
-		i--;
-	*before_end = i;
+	*before_end = i - 1;
 	return 1;
 }
 

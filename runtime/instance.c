@@ -4,6 +4,7 @@
 #include "guardian.h"
 #include "log.h"
 #include "owner.h"
+#include "ringclock.h"
 #include "ringpage.h"
 #include "tracefs_dir.h"
 
@@ -23,6 +24,7 @@
 struct ltap_instance {
 	struct tracefs_instance *ti;
 	char name[32];
+	int marker_fd; /* trace_marker, opened at the first mark */
 };
 
 int ltap_instance_remove(const char *name)
@@ -102,6 +104,7 @@ struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int wake_
 	inst = calloc(1, sizeof *inst);
 	if (!inst)
 		return NULL;
+	inst->marker_fd = -1;
 	ltap_owner_name(inst->name, sizeof inst->name, '-', serial);
 	/* listed before it exists: a SIGKILL right after the mkdir still undoes it */
 	if ((e = ltap_guardian_add(LTAP_GUARD_INSTANCE, inst->name)) != 0) {
@@ -143,6 +146,8 @@ void ltap_instance_close(struct ltap_instance *inst)
 {
 	if (!inst)
 		return;
+	if (inst->marker_fd >= 0)
+		close(inst->marker_fd);
 	if (inst->ti) {
 		tracefs_trace_off(inst->ti);
 		tracefs_event_disable(inst->ti, NULL, NULL);
@@ -233,64 +238,149 @@ int ltap_instance_set_pids(struct ltap_instance *inst, const pid_t *pids, int n)
 	return 0;
 }
 
-/* Changing trace_clock to mono would cost a ~30 ms RCU grace period at every
- * start. Instead the ring keeps the cheap local clock and one trace_marker
- * write, the only event in the still-empty ring, tells its offset from
- * CLOCK_MONOTONIC. */
-int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep, int64_t *offset)
+/* The instance's trace_marker, opened once and kept: an open inside the
+ * clock's measuring window made the first sync microseconds off. */
+static int instance_marker_fd(struct ltap_instance *inst)
 {
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), found = 0, e = 0;
-	struct timespec a, b;
-	uint64_t t1, t2, ts = 0;
-	char *page = malloc(1 << 20);
-	int long_size = tep_get_header_page_size(tep);
+	char path[512];
 
+	if (inst->marker_fd >= 0)
+		return inst->marker_fd;
+	if (ltap_instance_path(inst, "trace_marker", path, sizeof path))
+		return -ENOMEM;
+	inst->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+	return inst->marker_fd >= 0 ? inst->marker_fd : -errno;
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int ltap_instance_clock_mark(struct ltap_instance *inst, const char *text, uint64_t *before, uint64_t *after)
+{
+	int fd = instance_marker_fd(inst);
+	size_t len = strlen(text);
+	ssize_t w;
+
+	if (fd < 0)
+		return fd;
+	*before = mono_now();
+	w = write(fd, text, len);
+	*after = mono_now();
+	/* (the kernel cuts a text longer than its marker's limit: written) */
+	return w < 0 ? -errno : 0;
+}
+
+#define SYNC_MARKS 16
+#define SYNC_ROUNDS 4
+#define SYNC_WIDE_NS 1000 /* another round while what the marks allow is wider */
+
+/* The start's marks read back from every CPU's ring: ts[i] of mark 0.i. */
+static int sync_read(struct ltap_instance *inst, struct tep_handle *tep, char *page, uint64_t *ts)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), found = 0;
+	int long_size = tep_get_header_page_size(tep);
+	struct tep_event *print = tep_find_event_by_name(tep, "ftrace", "print");
+	struct tep_format_field *buf = print ? tep_find_field(print, "buf") : NULL;
+
+	if (!buf)
+		return 0;
 	if (long_size != 4 && long_size != 8)
 		long_size = (int)sizeof(long);
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		char file[64], path[512];
+		struct ringpage rp;
+		const char *d;
+		ssize_t n;
+		int fd, size;
+
+		snprintf(file, sizeof file, "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		if (ltap_instance_path(inst, file, path, sizeof path))
+			continue;
+		if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+			continue;
+		while ((n = read(fd, page, 1 << 20)) > 0) {
+			ringpage_load(&rp, page, long_size, (unsigned)n);
+			while ((d = ringpage_next(&rp, &size))) {
+				struct ltap_ringclock_seg s;
+				unsigned short type;
+				unsigned seq, i;
+				int has;
+
+				memcpy(&type, d, sizeof type);
+				if (type != print->id || size <= buf->offset)
+					continue;
+				if (ltap_ringclock_parse(d + buf->offset, (size_t)(size - buf->offset), &seq, &i, &s,
+							 &has) &&
+				    seq == 0 && i < SYNC_MARKS && !ts[i]) {
+					ts[i] = rp.ts;
+					found++;
+				}
+			}
+		}
+		close(fd);
+	}
+	return found;
+}
+
+/* Changing trace_clock to mono would cost a ~30 ms RCU grace period at every
+ * start. Instead the ring keeps the cheap local clock and trace_marker
+ * writes, the only events in the still-empty ring, tell its offset from
+ * CLOCK_MONOTONIC: each write's timestamp lies between the CLOCK_MONOTONIC
+ * reads around it, so offset >= before - ts and offset <= after - ts for
+ * every write, and what all of them allow together is narrower than any
+ * one write (250 ns here, where one write takes 400). */
+int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep, struct ltap_clock_sync *out)
+{
+	int e = 0, found = 0;
+	uint64_t before[SYNC_MARKS], after[SYNC_MARKS], ts[SYNC_MARKS];
+	char *page = malloc(1 << 20);
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+
 	if (!page) {
 		e = -ENOMEM;
 		goto out;
 	}
-	if (tracefs_trace_on(inst->ti) < 0) {
-		e = -errno;
-		goto out;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	e = tracefs_instance_file_write(inst->ti, "trace_marker", "ltap clock sync") < 0 ? -errno : 0;
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	tracefs_trace_off(inst->ti);
-	if (e)
-		goto out;
-	t1 = (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
-	t2 = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
-	for (int cpu = 0; cpu < ncpu && !found; cpu++) {
-		char file[64], *path;
-		struct ringpage rp;
-		ssize_t n;
-		int size;
-		int fd;
+	for (int round = 0; round < SYNC_ROUNDS && !e && (!found || hi - lo > SYNC_WIDE_NS); round++) {
+		int got;
 
-		snprintf(file, sizeof file, "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		path = tracefs_instance_get_file(inst->ti, file);
-		fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
-		tracefs_put_tracing_file(path);
-		if (fd < 0)
-			continue;
-		n = read(fd, page, 1 << 20);
-		close(fd);
-		if (n <= 0)
-			continue;
-		ringpage_load(&rp, page, long_size, (unsigned)n);
-		if (ringpage_next(&rp, &size)) {
-			ts = rp.ts;
-			found = 1;
+		if (tracefs_trace_on(inst->ti) < 0) {
+			e = -errno;
+			break;
+		}
+		for (int i = 0; i < SYNC_MARKS && !e; i++) {
+			char text[32];
+			ltap_ringclock_format(text, sizeof text, 0, (unsigned)i, NULL);
+			e = ltap_instance_clock_mark(inst, text, &before[i], &after[i]);
+		}
+		tracefs_trace_off(inst->ti);
+		memset(ts, 0, sizeof ts);
+		if (e || !(got = sync_read(inst, tep, page, ts)))
+			break;
+		found += got;
+		for (int i = 0; i < SYNC_MARKS; i++) {
+			if (!ts[i])
+				continue;
+			if ((int64_t)(before[i] - ts[i]) > lo)
+				lo = (int64_t)(before[i] - ts[i]);
+			if ((int64_t)(after[i] - ts[i]) < hi)
+				hi = (int64_t)(after[i] - ts[i]);
+			out->ts = ts[i];
 		}
 	}
-	if (!found) {
+	if (!e && !found)
 		e = -ENOENT;
+	if (e)
 		goto out;
-	}
-	*offset = (int64_t)(t1 / 2 + t2 / 2) - (int64_t)ts;
+	/* a clock read out of step with the ring (lo > hi) cannot be: the
+	 * reads would have to run backwards; the middle is kept anyway */
+	out->offset = lo + (hi - lo) / 2;
+	out->lo = lo - out->offset;
+	out->hi = hi - out->offset;
+	out->marks = found;
 out:
 	if (e)
 		ltap_err("instance: cannot relate the trace clock to CLOCK_MONOTONIC: %s", strerror(-e));
@@ -305,7 +395,8 @@ int ltap_instance_tracing(struct ltap_instance *inst, int on)
 
 int ltap_instance_marker(struct ltap_instance *inst, const char *text)
 {
-	return tracefs_instance_file_write(inst->ti, "trace_marker", text) < 0 ? -errno : 0;
+	uint64_t a, b;
+	return ltap_instance_clock_mark(inst, text, &a, &b);
 }
 
 int ltap_instance_copy_markers(struct ltap_instance *inst)

@@ -40,9 +40,20 @@ int ltap_instance_marker(struct ltap_instance *inst, const char *text);
 /* Copies what programs write to the top-level trace_marker into this
  * instance too (kernels from 6.17 on: options/copy_trace_marker). */
 int ltap_instance_copy_markers(struct ltap_instance *inst);
-/* Measures offset = CLOCK_MONOTONIC - trace clock. Call once, before any
- * event is enabled. 0 or -errno. */
+/* What the start's trace_marker writes tell of the ring's clock. */
+struct ltap_clock_sync {
+	int64_t offset;  /* CLOCK_MONOTONIC - the ring's clock, the middle of what the marks allow */
+	int64_t lo, hi;  /* the true offset lies in [offset + lo, offset + hi] */
+	uint64_t ts;     /* the ring's time of the last mark */
+	int marks;       /* marks read back */
+};
+/* Measures it with trace_marker writes (needs the catalog's ftrace:print).
+ * Call once, before any event is enabled: the marks are read out of the
+ * rings again. 0 or -errno (logged). */
 struct tep_handle;
-int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep, int64_t *offset);
+int ltap_instance_clock_sync(struct ltap_instance *inst, struct tep_handle *tep, struct ltap_clock_sync *out);
+/* Writes text into trace_marker between two CLOCK_MONOTONIC reads (its fd
+ * is opened once, at the first mark, and kept). 0 or -errno. */
+int ltap_instance_clock_mark(struct ltap_instance *inst, const char *text, uint64_t *before, uint64_t *after);
 
 #endif

@@ -6,8 +6,13 @@
  * is checked: a regular file owned by this user, no one else may read or
  * write it or its directory, every record in bounds and in order, and made
  * on this boot (boot id) from a /proc/kallsyms whose first lines read the
- * same now (the kernel's base address, kptr_restrict: zeros). It is written
- * to a new name and renamed over the old, so a reader never sees half. */
+ * same now (the kernel's base address, kptr_restrict: zeros). Its whole
+ * content is checked too: a checksum (XXH3, 64 bits) of everything after
+ * it, written last, so a body changed since (a disk or memory fault, a
+ * writer that died, a root mistake) is caught, not read as names. It is
+ * written to a new name and renamed over the old, so a reader never sees
+ * half. A damaged or untrusted cache is said in one warning; one made on
+ * another boot or kernel is replaced quietly. */
 #include "ksymcache.h"
 
 #include "kallsyms.h"
@@ -17,20 +22,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* compiled in (the header holds the implementation): no library to load */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* the first lines of /proc/kallsyms compared, whole lines within this */
 #define KSC_HEAD 2048
 #define KSC_BOOT_ID 64
-static const char ksc_magic[8] = "ltapks2\n";
+static const char ksc_magic[8] = "ltapks3\n";
+static const char ksc_none[] = "none yet";
 
 struct ksc_header {
 	char magic[8];
+	uint64_t checksum; /* XXH3 of every byte after it; 0 until written, last */
 	uint64_t nsyms, strings_len;
 	uint64_t text_lo, text_hi; /* the addresses it answers for: _text.._etext or _einittext */
 	uint32_t head_len, boot_id_len;
@@ -141,7 +152,7 @@ static int cache_dir_open(const char *dir, int make, const char **why)
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "none yet" : strerror(errno);
+		*why = errno == ENOENT ? ksc_none : strerror(errno);
 		return -1;
 	}
 	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
@@ -152,8 +163,19 @@ static int cache_dir_open(const char *dir, int make, const char **why)
 	return fd;
 }
 
-/* Why the mapped cache (len bytes) cannot answer for this kernel, or NULL. */
-static const char *cache_check(const struct ltap_ksyms *k, const unsigned char *map, size_t len)
+/* The checksum of a cache image of len bytes: of all that follows the field. */
+static uint64_t ksc_checksum(const unsigned char *img, size_t len)
+{
+	size_t from = offsetof(struct ksc_header, checksum) + sizeof(uint64_t);
+	uint64_t h = XXH3_64bits(img + from, len - from);
+
+	return h ? h : 1; /* 0 means "not written yet" */
+}
+
+/* Why the mapped cache (len bytes) cannot answer for this kernel, or NULL;
+ * *damaged when it is broken (its checksum, sizes or records), not stale
+ * (another version, boot or kernel). */
+static const char *cache_check(const struct ltap_ksyms *k, const unsigned char *map, size_t len, int *damaged)
 {
 	const struct ksc_header *h = (const void *)map;
 	const struct ltap_ksym *syms = (const void *)(map + sizeof *h);
@@ -162,27 +184,30 @@ static const char *cache_check(const struct ltap_ksyms *k, const unsigned char *
 	uint32_t idlen;
 	ssize_t hn;
 
+	*damaged = 0;
 	if (len < sizeof *h || memcmp(h->magic, ksc_magic, sizeof ksc_magic))
 		return "not a cache of this version";
-	if (h->nsyms == 0 || h->nsyms > (len - sizeof *h) / sizeof *syms || h->strings_len == 0 ||
-	    h->strings_len != len - sizeof *h - h->nsyms * sizeof *syms || h->head_len == 0 ||
-	    h->head_len > KSC_HEAD || h->boot_id_len == 0 || h->boot_id_len >= KSC_BOOT_ID ||
-	    h->text_lo >= h->text_hi)
-		return "its sizes do not add up";
-	strings = (const char *)(syms + h->nsyms);
-	if (strings[h->strings_len - 1])
-		return "its names do not end";
 	if (!(idlen = boot_id(k->boot_id, id)) || idlen != h->boot_id_len || memcmp(id, h->boot_id, idlen))
 		return "made on another boot";
 	hn = read_start(k->kallsyms, head, KSC_HEAD);
 	if (hn <= 0 || head_len(head, (size_t)hn) != h->head_len || memcmp(head, h->head, h->head_len))
 		return "the first lines of /proc/kallsyms differ";
+	*damaged = 1;
+	if (h->checksum != ksc_checksum(map, len))
+		return "its checksum differs: its content changed after it was written";
+	if (h->nsyms == 0 || h->nsyms > (len - sizeof *h) / sizeof *syms || h->strings_len == 0 ||
+	    h->strings_len != len - sizeof *h - h->nsyms * sizeof *syms || h->text_lo >= h->text_hi)
+		return "its sizes do not add up";
+	strings = (const char *)(syms + h->nsyms);
+	if (strings[h->strings_len - 1])
+		return "its names do not end";
 	if (syms[0].addr != h->text_lo)
 		return "its first symbol is not the kernel's first";
 	for (uint64_t i = 0; i < h->nsyms; i++)
 		if (syms[i].name >= h->strings_len || syms[i].module != LTAP_KSYM_KERNEL || syms[i].addr >= h->text_hi ||
 		    (i && syms[i].addr < syms[i - 1].addr))
 			return "a record out of bounds or order";
+	*damaged = 0;
 	return NULL;
 }
 
@@ -191,16 +216,21 @@ static int cache_open(struct ltap_ksyms *k)
 {
 	const char *why = NULL;
 	struct stat st;
-	int dfd = cache_dir_open(k->cache_dir, 0, &why), fd = -1;
+	int dfd = cache_dir_open(k->cache_dir, 0, &why), fd = -1, warn = 0;
 	void *map = MAP_FAILED;
 
-	if (dfd < 0)
-		goto out;
-	fd = openat(dfd, LTAP_KSYM_CACHE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		why = errno == ENOENT ? "none yet" : strerror(errno);
+	if (dfd < 0) {
+		warn = why != ksc_none;
 		goto out;
 	}
+	fd = openat(dfd, LTAP_KSYM_CACHE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		/* a link in its place is refused (ELOOP): said */
+		warn = errno != ENOENT;
+		why = errno == ENOENT ? ksc_none : strerror(errno);
+		goto out;
+	}
+	warn = 1; /* from here on, what is wrong is not just stale */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		why = "not a regular file of this user's alone (owner, mode 0600)";
 		goto out;
@@ -209,12 +239,13 @@ static int cache_open(struct ltap_ksyms *k)
 		why = "its size is wrong";
 		goto out;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* every page is read (the checksum): mapped at once, not fault by fault */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		why = strerror(errno);
 		goto out;
 	}
-	if (!(why = cache_check(k, map, (size_t)st.st_size))) {
+	if (!(why = cache_check(k, map, (size_t)st.st_size, &warn))) {
 		const struct ksc_header *h = map;
 		const struct ltap_ksym *syms = (const void *)(h + 1);
 
@@ -238,7 +269,10 @@ out:
 		close(fd);
 	if (dfd >= 0)
 		close(dfd);
-	if (why)
+	if (why && warn)
+		ltap_warn("kernel symbols: cache %s/%s not used: %s; %s read instead%s", k->cache_dir,
+			  LTAP_KSYM_CACHE_FILE, why, k->kallsyms, dfd < 0 ? "" : " (and the cache written anew)");
+	else if (why)
 		ltap_debug("kernel symbols: cache %s/%s not used: %s", k->cache_dir, LTAP_KSYM_CACHE_FILE, why);
 	return k->core ? 0 : -1;
 }
@@ -344,6 +378,8 @@ static const char *cache_write(const struct ltap_ksyms *k, const char *head, uin
 		why = strerror(errno);
 		goto out;
 	}
+	/* the body first, then its checksum: a file cut short or changed
+	 * before the end never checks */
 	while (done < len) {
 		ssize_t w = write(fd, img + done, len - done);
 		if (w <= 0) {
@@ -351,6 +387,11 @@ static const char *cache_write(const struct ltap_ksyms *k, const char *head, uin
 			break;
 		}
 		done += (size_t)w;
+	}
+	if (!why) {
+		uint64_t sum = ksc_checksum((const unsigned char *)img, len);
+		if (pwrite(fd, &sum, sizeof sum, offsetof(struct ksc_header, checksum)) != (ssize_t)sizeof sum)
+			why = "short write";
 	}
 	if (close(fd) && !why)
 		why = strerror(errno);

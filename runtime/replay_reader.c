@@ -15,6 +15,7 @@
  * byte of it here, in the process that may crash. */
 #include "replay_reader.h"
 
+#include "evcheck.h"
 #include "replay_wire.h"
 
 #include <dlfcn.h>
@@ -32,6 +33,7 @@
  * the public header of 1.3. */
 int tracecmd_cpus(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+int tracecmd_page_size(struct tracecmd_input *handle);
 
 /* a definition that stands in for libtraceevent's in the whole process */
 #define INTERPOSE __attribute__((visibility("default")))
@@ -161,7 +163,18 @@ INTERPOSE int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
 
 	if (!real)
 		*(void **)&real = real_fn("tep_parse_printk_formats");
-	capture_text(WIRE_PRINTK, NULL, 0, buf, buf ? strlen(buf) : 0);
+	/* the lines libtraceevent would read out of bounds go first (in a
+	 * copy: the text is libtracecmd's) */
+	if (capture && buf) {
+		char *safe = strdup(buf);
+		int rc;
+		if (!safe)
+			return -1;
+		capture_text(WIRE_PRINTK, NULL, 0, safe, ltap_evcheck_printk(safe));
+		rc = real(tep, safe);
+		free(safe);
+		return rc;
+	}
 	return real(tep, buf);
 }
 
@@ -187,6 +200,7 @@ struct reader {
 	struct tep_format_field *print_buf;
 	uint64_t start, end;
 	int command;
+	int page_size; /* the file's (its sub-buffers'), 0 if unknown */
 };
 
 static int reader_fail(struct out *o, const char *why)
@@ -295,6 +309,11 @@ static int reader_send(struct reader *r, struct tep_record *rec)
 
 	if (rec->size < 0 || (unsigned)rec->size > LTAP_WIRE_MAX_RECORD || !rec->data || rec->cpu < 0)
 		return -1;
+	/* a record runs past its page on a damaged length, which libtracecmd
+	 * does not check: its bytes would be read beyond its buffer */
+	if (rec->size > rec->record_size ||
+	    (r->page_size > 0 && rec->offset % (unsigned)r->page_size + (unsigned)rec->record_size > (unsigned)r->page_size))
+		return -1;
 	if (rec->missed_events > 0) {
 		struct ltap_wire_missed m = {.cpu = (uint32_t)rec->cpu, .count = (uint64_t)rec->missed_events};
 		out_frame(r->o, WIRE_MISSED, &m, sizeof m, NULL, 0, 0);
@@ -304,8 +323,9 @@ static int reader_send(struct reader *r, struct tep_record *rec)
 	return 0;
 }
 
-int ltap_replay_reader_run(int in_fd, int out_fd, int want_last)
+int ltap_replay_reader_run(const struct ltap_sandbox *sb, pid_t parent, int want_last)
 {
+	int in_fd = sb->in_fd, out_fd = sb->out_fd;
 	struct ltap_wire_setup setup = {0};
 	struct ltap_wire_end end = {0};
 	struct reader r = {0};
@@ -324,14 +344,22 @@ int ltap_replay_reader_run(int in_fd, int out_fd, int want_last)
 	r.o->len = 0;
 	signal(SIGPIPE, SIG_IGN);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (ltap_sandbox_enter(sb, parent, why, sizeof why)) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "cannot confine its reader (%s)", why);
+		return reader_fail(r.o, msg);
+	}
 	capture = r.o;
-	h = tracecmd_open_fd(in_fd, 0);
+	/* no plugins: they would be loaded from files (which the sandbox
+	 * refuses), and ltap's own formats have them */
+	h = tracecmd_open_fd(in_fd, TRACECMD_FL_LOAD_NO_PLUGINS);
 	capture = NULL;
 	if (!h)
 		return reader_fail(r.o, "not a trace.dat file (or a damaged one)");
 	if (r.o->too_big)
 		return reader_fail(r.o, "damaged trace.dat (a text section over 256 MB)");
 	tep = tracecmd_get_tep(h);
+	r.page_size = tracecmd_page_size(h);
 	r.print = tep_find_event_by_name(tep, "ftrace", "print");
 	r.print_buf = r.print ? tep_find_field(r.print, "buf") : NULL;
 	s = reader_streams(h, &n, why, sizeof why);
@@ -378,7 +406,8 @@ int ltap_replay_reader_run(int in_fd, int out_fd, int want_last)
 	end.end = r.end;
 	out_frame(r.o, WIRE_END, &end, sizeof end, NULL, 0, 0);
 	out_flush(r.o);
-	/* no clean-up: the process ends here, and libtracecmd's tracecmd_close
-	 * is one of the places that crash on a damaged file */
-	return 0;
+	/* no clean-up (libtracecmd's tracecmd_close is one of the places that
+	 * crash on a damaged file): ltap ends this process when it is done */
+	for (;;)
+		sleep(3600);
 }

@@ -15,7 +15,10 @@
 #include "proc.h"
 #include "replay_reader.h"
 #include "replay_wire.h"
+#include "ringclock.h"
+#include "sandbox.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -64,11 +68,15 @@ struct ltap_replay {
 	struct ltap_stream s;   /* one stream: the reader merges the CPUs */
 	struct ltap_stream *streams[1];
 	uint64_t start, end, records;
-	uint64_t first, last;   /* the first event's time, and the last's (LTAP_REPLAY_LAST), for progress */
+	/* for progress, on the file's own clock: the first event's time, the
+	 * current one's, the last's (LTAP_REPLAY_LAST) */
+	uint64_t first, cur, last;
 	int command;            /* the recorded run's -c command ("start=NS command=PID") */
 	struct ltap_gate *gate; /* where "measure=PID" marks go, in order with the events */
 	struct tep_event *print; /* ftrace:print, for those marks */
 	struct tep_format_field *print_buf;
+	struct ltap_ringclock clock; /* the recorded run's clock segments (ringclock.h) */
+	int reports;            /* a sanitizer build's reports of the reader (memfd), or -1 */
 	int last_cpu;
 	int ended;              /* END received */
 	char why[400];          /* what is wrong with the file, "" if nothing */
@@ -89,6 +97,8 @@ static int replay_failed(struct ltap_replay *r, const char *fmt, ...)
 	return -1;
 }
 
+static void replay_relay_reports(struct ltap_replay *r, pid_t pid);
+
 static void replay_stop_reader(struct ltap_replay *r, int *status)
 {
 	int st = 0;
@@ -98,6 +108,7 @@ static void replay_stop_reader(struct ltap_replay *r, int *status)
 	kill(r->pid, SIGKILL);
 	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	replay_relay_reports(r, r->pid);
 	r->pid = 0;
 	if (status)
 		*status = st;
@@ -242,6 +253,27 @@ static void replay_mark(struct ltap_replay *r, const char *data, int size)
 		ltap_gate_hold(r->gate, pid);
 }
 
+/* A clock mark of the recorded run ("ltap-clock ..."): the segment it
+ * announces taken, so events convert as they did live; never dispatched. */
+static int replay_clock_mark(struct ltap_replay *r, const char *data, int size)
+{
+	struct ltap_ringclock_seg seg;
+	unsigned seq, k;
+	uint16_t type;
+	int off, has;
+
+	if (!r->print_buf || size < 2)
+		return 0;
+	memcpy(&type, data, sizeof type);
+	off = r->print_buf->offset;
+	if (type != r->print->id || off < 0 || size <= off ||
+	    !ltap_ringclock_parse(data + off, (size_t)(size - off), &seq, &k, &seg, &has))
+		return 0;
+	if (has)
+		ltap_ringclock_push(&r->clock, &seg);
+	return 1;
+}
+
 /* Moves the stream to the next record; at the end or on an error it has
  * none (ltap_replay_error tells which). */
 static void replay_next(struct ltap_replay *r)
@@ -269,9 +301,12 @@ static void replay_next(struct ltap_replay *r)
 			}
 			if (!r->records++)
 				r->first = w.ts;
+			r->cur = w.ts;
+			if (replay_clock_mark(r, data, (int)w.size))
+				break;
 			replay_mark(r, data, (int)w.size);
 			r->last_cpu = (int)w.cpu;
-			r->s.cur.ts = w.ts;
+			r->s.cur.ts = ltap_ringclock_mono(&r->clock, w.ts);
 			r->s.cur.data = data;
 			r->s.cur.size = (int)w.size;
 			r->s.cur.cpu = (int)w.cpu;
@@ -327,15 +362,72 @@ static const struct ltap_stream_ops replay_ops = {
 
 /* In sanitizer builds: where reports go, and what runs before the end
  * (libFuzzer's crash dump, in tests/fuzz/fuzz_tracedat). */
-void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* The reader's sanitizer reports go to every sanitizer runtime of the
+ * process: ASan's and, in GCC's builds, UBSan's library of its own. */
+static void reader_report_fd(int fd)
+{
+	void *ubsan = dlopen("libubsan.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void (*set)(void *) = ubsan ? (void (*)(void *))dlsym(ubsan, "__sanitizer_set_report_fd") : NULL;
+
+	__sanitizer_set_report_fd((void *)(intptr_t)fd);
+	if (set && set != __sanitizer_set_report_fd)
+		set((void *)(intptr_t)fd);
+	if (ubsan)
+		dlclose(ubsan);
+}
+
+/* A sanitizer build's reports of the reader, kept in a memfd (the reader
+ * may open no file): written where this process's own would go, the
+ * log_path of ASAN_OPTIONS (or UBSAN_OPTIONS) as "PATH.READER_PID", or
+ * standard error, so a test sees a memory error of the reader as it sees
+ * one of ltap's. Not ASan's warning that it returned NULL for more memory
+ * than there is (allocator_may_return_null: glibc's answer): no report. */
+static void replay_relay_reports(struct ltap_replay *r, pid_t pid)
+{
+	const char *opts[] = {getenv("ASAN_OPTIONS"), getenv("UBSAN_OPTIONS")};
+	char path[4096] = "", *text;
+	struct stat st;
+	size_t len;
+	int out;
+
+	if (r->reports < 0 || fstat(r->reports, &st) < 0 || st.st_size == 0)
+		return;
+	len = st.st_size < (1 << 20) ? (size_t)st.st_size : (1 << 20);
+	text = malloc(len + 1);
+	if (text && pread(r->reports, text, len, 0) == (ssize_t)len) {
+		text[len] = 0;
+		for (int i = 0; i < 2 && !path[0]; i++) {
+			const char *p = opts[i] ? strstr(opts[i], "log_path=") : NULL;
+			if (p && (p == opts[i] || p[-1] == ':'))
+				snprintf(path, sizeof path, "%.*s.%d", (int)strcspn(p + 9, ":"), p + 9, (int)pid);
+		}
+		if (strstr(text, "ERROR: ") || strstr(text, "runtime error")) {
+			out = path[0] ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : dup(STDERR_FILENO);
+			if (out >= 0 && write(out, text, len) != (ssize_t)len)
+				ltap_warn("replay: the reader's sanitizer report is cut short");
+			if (out >= 0)
+				close(out);
+		}
+	}
+	free(text);
+	if (ftruncate(r->reports, 0) < 0) {
+		/* a memfd: cannot fail */
+	}
+}
 
 /* The reader process, its output on the returned fd; -1 on error. */
 static int replay_spawn(struct ltap_replay *r, int file_fd, int flags)
 {
 	int p[2];
 	pid_t parent = getpid();
+	struct ltap_sandbox sb;
 
+	ltap_sandbox_ids(&sb.uid, &sb.gid);
+	if (__sanitizer_set_report_fd && r->reports < 0)
+		r->reports = memfd_create("ltap-reader-reports", MFD_CLOEXEC);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
 	/* a pipe of 64 KB makes the two processes take turns every 1,000
@@ -350,7 +442,6 @@ static int replay_spawn(struct ltap_replay *r, int file_fd, int flags)
 	if (r->pid == 0) {
 		static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGHUP};
 		sigset_t none;
-		int null = open("/dev/null", O_WRONLY);
 		close(p[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
@@ -363,17 +454,18 @@ static int replay_spawn(struct ltap_replay *r, int file_fd, int flags)
 			signal(fatal[i], SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* libtracecmd prints warnings whatever its log level; and in a
-		 * sanitizer build, a memory error of libtracecmd's found here is
-		 * what this process is for, not a report on ltap: it ends the
-		 * process, and ltap says the file is damaged */
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		if (__sanitizer_set_report_path)
-			__sanitizer_set_report_path("stderr");
+		/* libtracecmd prints warnings whatever its log level: standard
+		 * error is /dev/null there (sandbox.c); a sanitizer's report of a
+		 * memory error found in the reader goes to the memfd, which ltap
+		 * relays once the reader is gone (replay_relay_reports) */
+		if (r->reports >= 0)
+			reader_report_fd(r->reports);
 		if (__sanitizer_set_death_callback)
 			__sanitizer_set_death_callback(NULL);
-		_exit(ltap_replay_reader_run(file_fd, p[1], flags & LTAP_REPLAY_LAST));
+		sb.in_fd = file_fd;
+		sb.out_fd = p[1];
+		sb.report_fd = r->reports;
+		_exit(ltap_replay_reader_run(&sb, parent, flags & LTAP_REPLAY_LAST));
 	}
 	close(p[1]);
 	return p[0];
@@ -435,6 +527,8 @@ static int replay_build_tep(struct ltap_replay *r, const struct ltap_wire_setup 
 			tep_parse_kallsyms(r->tep, t[i].data);
 			break;
 		case WIRE_PRINTK:
+			/* the reader sent what it parsed; it may lie */
+			ltap_evcheck_printk(t[i].data);
 			tep_parse_printk_formats(r->tep, t[i].data);
 			break;
 		case WIRE_CMDLINES:
@@ -525,6 +619,8 @@ struct ltap_replay *ltap_replay_open(const char *path, int flags)
 	r->src.ops = &replay_source_ops;
 	r->cap = BUF_CAP;
 	r->fd = -1;
+	r->reports = -1;
+	ltap_ringclock_init(&r->clock);
 	file_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (file_fd < 0 || fstat(file_fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		ltap_err("replay: cannot read %s: %s", path, strerror(file_fd < 0 ? errno : EISDIR));
@@ -559,6 +655,8 @@ void ltap_replay_close(struct ltap_replay *r)
 	replay_stop_reader(r, NULL);
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->reports >= 0)
+		close(r->reports);
 	ltap_evcheck_free(r->check);
 	if (r->tep) {
 		tep_unload_plugins(r->plugins, r->tep);
@@ -645,7 +743,7 @@ static int replay_progress(struct ltap_source *s, uint64_t *done, uint64_t *tota
 
 	if (!r->s.has || !r->last || r->last < r->first)
 		return -1;
-	*done = r->s.cur.ts > r->first ? r->s.cur.ts - r->first : 0;
+	*done = r->cur > r->first ? r->cur - r->first : 0;
 	*total = r->last - r->first;
 	return LTAP_PROGRESS_NS;
 }

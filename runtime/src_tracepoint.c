@@ -11,6 +11,7 @@
 #include "log.h"
 #include "proc.h"
 #include "record.h"
+#include "ringclock.h"
 #include "ringpage.h"
 
 #include <errno.h>
@@ -19,11 +20,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
 #define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
 #define TASK_RING_KB 1024    /* the instance's ring when it has task events only */
+/* The clock's marks (ringclock.h): a burst of CLOCK_BURST writes (their
+ * bounds together are a sample), 0.1 s after the start, then at doubling
+ * intervals up to one a second; a segment reaches the fitted line by the
+ * next burst. */
+#define CLOCK_BURST 3
+#define CLOCK_FIRST_NS 100000000ull
+#define CLOCK_EVERY_NS 1000000000ull
+/* a segment starts this far ahead of the clock: after any event read yet */
+#define CLOCK_AHEAD_NS 1000000ull
 
 struct cpu_ring {
 	struct ltap_stream s; /* first: the loop sees a struct ltap_stream */
@@ -34,9 +45,17 @@ struct cpu_ring {
 	int head, count, cap;
 	int loaded;    /* pages[head] is loaded in rp */
 	int subbuf;
-	int64_t clock_offset;
+	struct ltap_tpsrc *t;
 	char stats_path[256];
 	struct ltap_recorder *rec;
+};
+
+/* The clock marks of one burst: written between these reads, read back at
+ * these times (c, ringclock.h). */
+struct clock_burst {
+	unsigned seq;
+	uint64_t before[CLOCK_BURST], after[CLOCK_BURST], c[CLOCK_BURST];
+	int written, got;
 };
 
 struct ltap_tpsrc {
@@ -45,7 +64,14 @@ struct ltap_tpsrc {
 	int nr;
 	struct cpu_ring *rings;
 	struct ltap_stream **streams;
-	int64_t offset;       /* CLOCK_MONOTONIC - the ring's clock */
+	int64_t offset;       /* CLOCK_MONOTONIC - the ring's clock, at the start */
+	struct ltap_clock_sync sync;
+	struct ltap_ringclock clock; /* and since: c = ts + offset, followed */
+	int print_id, print_buf;     /* ftrace:print: its id, where its text is */
+	int self;                    /* the thread writing the clock marks: their common_pid */
+	int tracing;
+	uint64_t next_sync, sync_every; /* CLOCK_MONOTONIC */
+	struct clock_burst burst;
 	/* --record */
 	struct ltap_recorder *rec;
 	const char *record;
@@ -61,8 +87,11 @@ static struct ltap_tpsrc *tpsrc_of(struct ltap_source *s)
 	return (struct ltap_tpsrc *)s;
 }
 
+static int clock_mark(struct ltap_tpsrc *t, const char *data, int size, uint64_t c);
+
 /* The next record of the loaded page, or the next page's first: a page
- * walked to its end goes back to the pool. */
+ * walked to its end goes back to the pool. ltap's clock marks are used
+ * here and not dispatched. */
 static void ring_advance(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
@@ -72,6 +101,9 @@ static void ring_advance(struct ltap_stream *s)
 	for (;;) {
 		if (r->loaded) {
 			data = ringpage_next(&r->rp, &size);
+			if (data && *(const uint16_t *)data == r->t->print_id &&
+			    clock_mark(r->t, data, size, r->rp.ts + (uint64_t)r->t->offset))
+				continue;
 			if (data)
 				break;
 			r->loaded = 0;
@@ -88,15 +120,107 @@ static void ring_advance(struct ltap_stream *s)
 		r->loaded = 1;
 	}
 	r->s.has = 1;
-	r->s.cur.ts = r->rp.ts + (uint64_t)r->clock_offset;
+	r->s.cur.ts = ltap_ringclock_mono(&r->t->clock, r->rp.ts + (uint64_t)r->t->offset);
 	r->s.cur.data = data;
 	r->s.cur.size = size;
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The burst's marks that came back, as one sample (each bounds the
+ * correction, CLOCK_MONOTONIC - c, to [before - c, after - c]); then the
+ * next segment, chosen from all samples so far and announced by one more
+ * mark, which a replay reads: it starts a millisecond ahead of now, so
+ * after every event read yet, and the mark is in the trace before it. */
+static void clock_steer(struct ltap_tpsrc *t)
+{
+	struct clock_burst *b = &t->burst;
+	struct ltap_ringclock_seg seg;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	uint64_t c = 0, now, c_now, before, after;
+	char text[128];
+
+	for (int k = 0; k < b->written; k++) {
+		if (!(b->got & 1 << k))
+			continue;
+		if ((int64_t)(b->before[k] - b->c[k]) > lo)
+			lo = (int64_t)(b->before[k] - b->c[k]);
+		if ((int64_t)(b->after[k] - b->c[k]) < hi)
+			hi = (int64_t)(b->after[k] - b->c[k]);
+		c = b->c[k];
+	}
+	b->written = b->got = 0;
+	if (!c)
+		return;
+	ltap_ringclock_sample(&t->clock, c, lo, hi);
+	/* c now, by the current segment (twice: the correction at c) */
+	now = mono_now();
+	c_now = now - (uint64_t)t->clock.cur.shift;
+	c_now = now - (uint64_t)ltap_ringclock_corr(&t->clock.cur, c_now);
+	seg = ltap_ringclock_steer(&t->clock, c_now + CLOCK_AHEAD_NS, t->sync_every);
+	ltap_ringclock_format(text, sizeof text, b->seq, CLOCK_BURST, &seg);
+	ltap_instance_clock_mark(t->inst, text, &before, &after);
+}
+
+/* One of ltap's clock marks (its own print records, "ltap-clock "): its
+ * time read back into the burst it belongs to; the last one back steers. */
+static int clock_mark(struct ltap_tpsrc *t, const char *data, int size, uint64_t c)
+{
+	struct ltap_ringclock_seg seg;
+	unsigned seq, k;
+	int32_t pid;
+	int has;
+
+	memcpy(&pid, data + LTAP_REC_TID_OFFSET, sizeof pid);
+	if (pid != t->self || size <= t->print_buf ||
+	    !ltap_ringclock_parse(data + t->print_buf, (size_t)(size - t->print_buf), &seq, &k, &seg, &has))
+		return 0;
+	if (seq == t->burst.seq && k < (unsigned)t->burst.written && !(t->burst.got & 1 << k)) {
+		t->burst.c[k] = c;
+		t->burst.got |= 1 << k;
+		if (t->burst.got == (1 << t->burst.written) - 1)
+			clock_steer(t);
+	}
+	return 1;
+}
+
+/* Once it is time (a drain a second, at first sooner): a burst of marks
+ * that measure, read back with the events (clock_mark). A burst that did
+ * not all come back (a full ring dropped a mark) steers with what did. */
+static void clock_tick(struct ltap_tpsrc *t)
+{
+	uint64_t now = mono_now();
+	char text[64];
+
+	if (!t->tracing || now < t->next_sync)
+		return;
+	if (t->burst.written)
+		clock_steer(t);
+	/* (a host of libltap may run the loop on any thread) */
+	t->self = (int)gettid();
+	t->burst.seq++;
+	for (int k = 0; k < CLOCK_BURST; k++) {
+		ltap_ringclock_format(text, sizeof text, t->burst.seq, (unsigned)k, NULL);
+		if (ltap_instance_clock_mark(t->inst, text, &t->burst.before[k], &t->burst.after[k]))
+			break;
+		t->burst.written++;
+	}
+	t->next_sync = now + t->sync_every;
+	if (t->sync_every < CLOCK_EVERY_NS)
+		t->sync_every = t->sync_every * 2 < CLOCK_EVERY_NS ? t->sync_every * 2 : CLOCK_EVERY_NS;
 }
 
 static int ring_fill(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
 
+	if (r == &r->t->rings[0])
+		clock_tick(r->t);
 	while (r->count < r->cap) {
 		char *page = r->pages[(r->head + r->count) % r->cap];
 		ssize_t n = read(r->s.fd, page, (size_t)r->subbuf);
@@ -168,7 +292,7 @@ static int tpsrc_open_rings(struct ltap_tpsrc *t, struct tep_handle *tep)
 		r->s.cpu = cpu;
 		r->s.cur.cpu = cpu; /* every record of this ring: set once */
 		r->subbuf = subbuf;
-		r->clock_offset = t->offset;
+		r->t = t;
 		r->cap = POOL_PAGES;
 		snprintf(file, sizeof file, "per_cpu/cpu%d/stats", cpu);
 		ltap_instance_path(t->inst, file, r->stats_path, sizeof r->stats_path);
@@ -277,6 +401,25 @@ static int tpsrc_has_events(const struct ltap_source_env *env)
 	return 0;
 }
 
+/* The ring's clock against CLOCK_MONOTONIC at the start (instance.c), and
+ * what the run needs to follow it (ringclock.h). */
+static int tpsrc_clock_start(struct ltap_tpsrc *t, const struct ltap_source_env *env)
+{
+	struct tep_event *print = ltap_catalog_event(env->cat, "ftrace:print");
+	struct tep_format_field *buf = print ? tep_find_field(print, "buf") : NULL;
+
+	if (!buf || ltap_instance_clock_sync(t->inst, ltap_catalog_tep(env->cat), &t->sync))
+		return -1;
+	t->offset = t->sync.offset;
+	t->print_id = print->id;
+	t->print_buf = buf->offset;
+	ltap_ringclock_init(&t->clock);
+	ltap_ringclock_sample(&t->clock, t->sync.ts + (uint64_t)t->offset, t->sync.lo, t->sync.hi);
+	ltap_debug("clock: the ring's clock is CLOCK_MONOTONIC %+lld ns, within +-%lld ns (%d marks)",
+		   (long long)-t->offset, (long long)((t->sync.hi - t->sync.lo + 1) / 2), t->sync.marks);
+	return 0;
+}
+
 static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 {
 	struct ltap_tpsrc *t = tpsrc_of(s);
@@ -291,7 +434,7 @@ static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 	if (!tpsrc_has_events(env))
 		return 0;
 	t->inst = ltap_instance_open(env->serial, tpsrc_buffer_kb(env), RING_WAKE_PERCENT);
-	if (!t->inst || ltap_instance_clock_sync(t->inst, tep, &t->offset))
+	if (!t->inst || tpsrc_clock_start(t, env))
 		return -1;
 	if (env->npids && ltap_instance_set_pids(t->inst, env->pids, env->npids))
 		return -1;
@@ -351,13 +494,19 @@ static int tpsrc_enable(struct ltap_source *s, int on, uint64_t now)
 
 	if (!t->inst)
 		return 0;
-	if (!on)
+	if (!on) {
 		tpsrc_record_mark(t, "end", now);
+		t->tracing = 0;
+	}
 	e = ltap_instance_tracing(t->inst, on);
 	if (e && on)
 		ltap_err("instance: cannot turn tracing on in %s: %s", ltap_instance_name(t->inst), strerror(-e));
-	if (on && !e)
+	if (on && !e) {
 		tpsrc_record_mark(t, "start", now);
+		t->tracing = 1;
+		t->sync_every = CLOCK_FIRST_NS;
+		t->next_sync = mono_now() + CLOCK_FIRST_NS;
+	}
 	return e;
 }
 
@@ -434,12 +583,33 @@ static int tpsrc_finish(struct ltap_source *s)
 	return rc;
 }
 
+/* -v: how far the clocks drifted apart, and the largest error bound seen */
+static void tpsrc_clock_report(struct ltap_tpsrc *t)
+{
+	const struct ltap_ringclock *k = &t->clock;
+	const struct ltap_ringclock_sample *s;
+	double secs;
+	int64_t moved;
+
+	if (k->count < 2)
+		return;
+	s = &k->samples[(k->next + LTAP_RINGCLOCK_FIT - 1) % LTAP_RINGCLOCK_FIT];
+	secs = (double)(s->c - k->first_c) / 1e9;
+	moved = s->lo + (s->hi - s->lo) / 2 - k->first_mid;
+	ltap_debug("clock: followed over %.1f s (%llu samples): CLOCK_MONOTONIC - the ring's clock moved %+lld ns "
+		   "(%+.3f ppm); every event within +-%lld ns of CLOCK_MONOTONIC at the samples",
+		   secs, (unsigned long long)k->count, (long long)moved, secs > 0 ? (double)moved / secs / 1e3 : 0.0,
+		   (long long)k->worst);
+}
+
 static void tpsrc_close(struct ltap_source *s)
 {
 	struct ltap_tpsrc *t = tpsrc_of(s);
 
 	if (!t)
 		return;
+	if (t->inst)
+		tpsrc_clock_report(t);
 	if (t->rec)
 		ltap_recorder_abort(t->rec);
 	/* every fd on the instance's files first, then the instance */

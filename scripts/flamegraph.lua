@@ -98,12 +98,15 @@ local function open_input(path)
   local f, why = io.stdin, nil
   if path ~= "-" then f, why = io.open(path) end
   if not f then return nil, why end
-  if o.from then return {text = "", file = f}, o.from end
-  local seen, kind = {}, "folded"
+  local seen, kind = {}, o.from or "folded"
   while #seen < 64 do
     local l = f:read("L")
     if not l then break end
     seen[#seen + 1] = l
+    -- a perf.data (or another binary file) is no text to fold
+    if #seen == 1 and l:sub(1, 8) == "PERFILE2" then return {file = f}, "perf.data" end
+    if l:find("\0", 1, true) then return {file = f}, "binary" end
+    if o.from then break end
     if perfscript.looks_like((l:gsub("\n$", ""))) then kind = "perf"; break end
   end
   return {text = table.concat(seen), file = f}, kind
@@ -115,6 +118,16 @@ local function read(path)
   if not input then warn("cannot read %s: %s", path, kind); return nil end
   local name = path == "-" and "standard input" or path
   local list, info
+  if kind == "perf.data" or kind == "binary" then
+    if input.file ~= io.stdin then input.file:close() end
+    if kind == "perf.data" then
+      warn("%s is a perf.data file, not text: give it the text of perf script (perf script -i %s | ltap flamegraph)",
+        name, path == "-" and "FILE" or path)
+    else
+      warn("%s is binary, not text: flame graphs are drawn from folded stacks or the text of perf script", name)
+    end
+    return nil
+  end
   if kind == "perf" then
     list, info = perfscript.read(input, perf_opts)
     if info.unrecognized > 0 then

@@ -8,6 +8,9 @@
 --   -- runs: consecutive events of one key, no more than `gap` apart -> one call per run
 --   derive.runs{event = "kmem:mm_page_pcpu_drain", key = "cpu", gap = "1ms",
 --               fn = function(run) drains:add(run.key, run.count) end}
+--   -- lines: bytes of a stream, one per event -> one call per line with its first byte's time
+--   derive.lines{event = "kvm:kvm_pio", filter = "port == 0x402 && rw == 1", byte = "val",
+--                fn = function(l) printf("%.3f %s\n", l.time / 1e9, l.text) end}
 --   -- windows: per key, the events of each time window [start, stop) -> one call
 --   derive.windows{event = "kmem:mm_page_alloc", key = "comm", size = "1s", slide = "250ms",
 --                  value = function(e) return 4096 << e.order end,
@@ -29,6 +32,16 @@
 -- closing window O(size/slide); size/slide must be a whole number <= 1000.
 -- Events older than their key's newest pane (--unordered) are dropped and
 -- counted in derive.stats().late.
+--
+-- lines: l = {key, time, last, text, partial, cut}: the bytes of a stream
+-- up to a newline, time that of the first byte, last that of the newline.
+-- byte is a field or function giving an integer (its low 8 bits are the
+-- byte) or a string (several bytes), nil to skip the event; a CR before the
+-- newline is dropped. A line longer than max bytes (default 4096) is cut
+-- there (cut = true) and the rest starts a new one. The line still open
+-- at the end (no newline came) is given then, partial = true, as is the
+-- one open when h:flush([KEY]) is called (the stream changed hands: a
+-- firmware's console taken over by the kernel's).
 
 local key_less = require("ltap.report").key_less
 
@@ -282,6 +295,69 @@ function M.windows(o)
     for e = lo, hi do emit(e) end
     lo, hi = math.maxinteger, math.mininteger
   end)
+end
+
+-- lines: events that carry bytes of a stream (a port written a byte at a
+-- time: a firmware's debug port, a serial console) -> one call per line
+local lines_options = {event = "string|table", byte = "string|function", fn = "function",
+  key = "string|function", filter = "string", max = "integer"}
+
+function M.lines(o)
+  ltap.check_options(o, lines_options, "derive.lines")
+  if not (o.event and o.byte and o.fn) then error("derive.lines needs event, byte and fn", 2) end
+  local max = o.max or 4096
+  if max < 1 then error("derive.lines: max must be at least 1", 2) end
+  local key = o.key and key_fn(o.key) or function() return true end
+  local byte = type(o.byte) == "function" and o.byte or field_fn(o.byte)
+  local open = {} -- key -> {time, last, n, bytes...}: the line being made
+  local char = string.char
+
+  local function emit(k, partial, cut)
+    local l = open[k]
+    if not l then return end
+    open[k] = nil
+    local n = l.n
+    if not partial and not cut and n > 0 and l[n] == "\r" then n = n - 1 end -- CRLF
+    o.fn({key = k, time = l.time, last = l.last, text = table.concat(l, "", 1, n), partial = partial, cut = cut})
+  end
+
+  local function add(k, t, s)
+    local l = open[k]
+    if not l then
+      l = {time = t, last = t, n = 0}
+      open[k] = l
+    end
+    l.last = t
+    if s == "\n" then return emit(k, false, false) end
+    l.n = l.n + 1
+    l[l.n] = s
+    if l.n >= max then emit(k, false, true) end
+  end
+
+  local function on_event(e)
+    local b = byte(e)
+    if b == nil then return end
+    local k, t = key(e), e.time
+    if k == nil then return end
+    if type(b) == "number" then
+      add(k, t, char(b & 0xff))
+    else
+      for i = 1, #b do add(k, t, b:sub(i, i)) end
+    end
+  end
+  local events = type(o.event) == "table" and o.event or {o.event}
+  for _, ev in ipairs(events) do probe(ev, o.filter, on_event) end
+
+  -- a last line without a newline is a line too, marked partial
+  local function flush(k)
+    if k ~= nil then return emit(k, true, false) end
+    local pending = {}
+    for kk, l in pairs(open) do pending[#pending + 1] = {kk, l.time} end
+    table.sort(pending, function(a, b) if a[2] ~= b[2] then return a[2] < b[2] end return key_less(a[1], b[1]) end)
+    for _, p in ipairs(pending) do emit(p[1], true, false) end
+  end
+  finish(function() flush() end)
+  return {flush = function(_, k) flush(k) end}
 end
 
 function M.stats()

@@ -36,10 +36,12 @@ local M = {}
 local folded = require("ltap.folded")
 local find = string.find
 
--- true for a line that only perf script's sample output has (a frame line
--- with its leading blanks, or perf script --header's banner).
+-- true for a line that only perf script's sample output has (a frame line,
+-- "addr sym (module)", with or without its leading blanks: older perf
+-- printed none; or perf script --header's banner). A folded line never
+-- matches: it ends with its count.
 function M.looks_like(l)
-  return (find(l, "^%s+%x+%s+.* %(.*%)%s*$") or find(l, "^# =+ *$") or find(l, "^# captured on")) ~= nil
+  return (find(l, "^%s*%x+%s+.* %(.*%)%s*$") or find(l, "^# =+ *$") or find(l, "^# captured on")) ~= nil
 end
 
 -- read(src, opts) -> stack list (ltap.folded's: samples in input order, each

@@ -47,6 +47,20 @@ diff -u $work/want $work/got || fail "--folded of perf script --all"
 fg --kernel --addrs --folded $work/got perf-script.txt
 awk '$0 == "== perf-script.txt --kernel --addrs" { on = 1; next } /^== / { on = 0 } on' $here/../script/perfscript_collapse.expected | diff -u - $work/got || fail "--folded --kernel --addrs"
 echo "ok: perf script folded as stackcollapse-perf.pl ($(wc -l < $work/got) stacks)"
+# older perf's frame lines, without leading blanks, recognized as perf script
+# (no --from); a symbol printed blank stays a frame (" "); the last sample
+# kept though no blank line follows it (the Perl's output recorded with one)
+"$LTAP" flamegraph --folded $work/got perf-script-noindent.txt 2> $work/err || { cat $work/err; fail "noindent exit"; }
+awk '$0 == "== perf-script-noindent.txt" { on = 1; next } /^== / { on = 0 } on' $here/../script/perfscript_collapse.expected | diff -u - $work/got || fail "perf script without leading blanks"
+grep -q ';  2$' $work/got || fail "the frame named ' '"
+echo "ok: perf script without leading blanks folded as stackcollapse-perf.pl ($(wc -l < $work/got) stacks)"
+# a perf.data file is not read as folded text: one line saying what to do
+"$LTAP" flamegraph $data/annotate-perf.data > /dev/null 2> $work/err && fail "a perf.data accepted"
+[ "$(wc -l < $work/err)" = 1 ] && grep -q "annotate-perf.data is a perf.data file, not text: give it the text of perf script (perf script -i $data/annotate-perf.data | ltap flamegraph)" $work/err ||
+  { cat $work/err; fail "perf.data message"; }
+"$LTAP" flamegraph $data/getppid-pages.dat > /dev/null 2> $work/err && fail "a trace.dat accepted"
+grep -q "getppid-pages.dat is binary, not text" $work/err || { cat $work/err; fail "binary input message"; }
+echo "ok: a perf.data and a trace.dat refused in one line"
 "$LTAP" flamegraph --inline perf-script.txt > /dev/null 2> $work/err && fail "--inline accepted"
 grep -q "inline is not offered" $work/err || { cat $work/err; fail "--inline message"; }
 "$LTAP" flamegraph --colors nope flame-before.folded > /dev/null 2> $work/err && fail "a bad palette accepted"

@@ -111,6 +111,10 @@ REQUIREMENTS = {
     "memory_cgroup": (lambda: _memory_cgroup_v2() or _memory_cgroup_v1(),
                       "no memory cgroup to make a child in (v2 or v1)"),
     "memory_cgroup_v1": (_memory_cgroup_v1, "no v1 memory cgroup to make a child in"),
+    "kvm": (lambda: os.access("/dev/kvm", os.R_OK | os.W_OK) and os.path.isdir(T + "/events/kvm"),
+            "no /dev/kvm (or no kvm tracepoints): this machine cannot run a KVM guest"),
+    "qemu": (lambda: shutil.which("qemu-system-x86_64") is not None,
+             "qemu-system-x86_64 is not installed (Debian: qemu-system-x86)"),
     # a test that installs ltap's package leaves alone one installed by someone else
     "no_ltap_package": (_no_ltap_package,
                         "an ltap package is installed already (dpkg -s ltap libltap0 libltap-dev lua-ltap): not this test's to replace"),

@@ -3,8 +3,10 @@
 # sym() names kernel addresses as /proc/kallsyms does with no cache (then
 # made, mode 0600), with the cache (then /proc/kallsyms is not read whole),
 # and past the kernel's text (read whole); with LTAP_KSYM_CACHE=off neither
-# read nor made. A saved profile's kernel samples are named the same with
-# the cache as without.
+# read nor made. Its body changed in place, header and sizes intact (every
+# name's letters, every record's name offset, every address): one warning,
+# the names still /proc/kallsyms's, the cache made anew. A saved profile's
+# kernel samples are named the same with the cache as without.
 . "$(dirname "$0")/lib.sh"
 C=/run/ltap/kallsyms
 # one byte into every 250th function of the kernel's text and init code,
@@ -56,6 +58,41 @@ run_ltap $WORK/used $WORK/used.err -v $WORK/addrs.lua
 expect_eq "cache used: names as /proc/kallsyms" "" "$(diff $WORK/expected $WORK/used)"
 expect_grep "cache used: from the cache" "^ltap: kernel symbols: [0-9]+ from the cache $C$" $WORK/used.err
 expect_eq "cache used: /proc/kallsyms not read whole" "0" "$(grep -c 'read from /proc/kallsyms' $WORK/used.err || true)"
+
+# the body changed, the file's header, size, owner and mode as they were
+for how in names offsets addresses; do
+  python3 - $C $how <<'PY'
+import struct, sys
+path, how = sys.argv[1], sys.argv[2]
+HEADER = 8 + 8 + 4 * 8 + 4 + 4 + 64 + 2048  # runtime/ksymcache.c's struct ksc_header
+with open(path, 'r+b') as f:
+    b = bytearray(f.read())
+    nsyms, slen = struct.unpack_from('<QQ', b, 16)
+    strings = HEADER + 16 * nsyms
+    if how == 'names':      # every letter of every name one further (the NULs kept)
+        for i in range(strings, strings + slen):
+            if 0x61 <= b[i] < 0x7a:
+                b[i] += 1
+    for r in range(nsyms):
+        at = HEADER + 16 * r
+        addr, name = struct.unpack_from('<QI', b, at)
+        if how == 'offsets' and name + 1 < slen:   # each name from its second letter
+            struct.pack_into('<I', b, at + 8, name + 1)
+        if how == 'addresses':                      # each symbol a byte later, in order
+            struct.pack_into('<Q', b, at, addr + 1)
+    f.seek(0)
+    f.write(b)
+PY
+  run_ltap $WORK/body $WORK/body.err -v $WORK/addrs.lua
+  expect_eq "body changed ($how): names as /proc/kallsyms" "" "$(diff $WORK/expected $WORK/body)"
+  expect_eq "body changed ($how): one warning" "1" "$(grep -c "^ltap: kernel symbols: cache $C not used: its checksum differs" $WORK/body.err)"
+  expect_grep "body changed ($how): read whole" "^ltap: kernel symbols: [0-9]+ read from /proc/kallsyms$" $WORK/body.err
+  expect_grep "body changed ($how): made anew" "^ltap: kernel symbols: cache $C written$" $WORK/body.err
+  run_ltap $WORK/again $WORK/again.err -v $WORK/addrs.lua
+  expect_eq "body changed ($how), then: names as /proc/kallsyms" "" "$(diff $WORK/expected $WORK/again)"
+  expect_grep "body changed ($how), then: from the cache again" "^ltap: kernel symbols: [0-9]+ from the cache $C$" $WORK/again.err
+  expect_eq "body changed ($how), then: no warning" "0" "$(grep -c 'warn\|not used' $WORK/again.err || true)"
+done
 
 # code outside the kernel's text (a module's, a BPF program's, a trampoline):
 # only the whole table names it

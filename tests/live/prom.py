@@ -12,6 +12,14 @@
                                         lines of s:hist()), exported with SCALE
   prom.py check-openmetrics             parse standard input as OpenMetrics
                                         (python3-prometheus-client's strict parser)
+  prom.py labels PROM SELECTOR LABEL EXPECTED
+                                        wait until the series of SELECTOR are those
+                                        of EXPECTED ("HEX COUNT" lines: a key's bytes
+                                        and its value), LABEL read back into bytes
+  prom.py check-labels SAMPLE SELECT LABEL EXPECTED
+                                        the same on OpenMetrics text on standard input,
+                                        through the strict parser: the samples named
+                                        SAMPLE whose labels include SELECT (k=v)
 
 Every wait polls Prometheus's HTTP API (never a bare sleep) and gives up
 after TIMEOUT seconds, printing what it saw last."""
@@ -140,6 +148,73 @@ def cmd_compare_buckets(dump, hist, scale):
         print("no +Inf bucket, or an empty aggregate")
         sys.exit(1)
     print("ok: %d buckets match the aggregate (%d values)" % (len(prom), total))
+
+
+def key_bytes(value):
+    """the bytes of the key a label value stands for: ltap doubles a key's
+    backslash and writes a byte that is not UTF-8 as \\xNN (runtime/expo.c),
+    so this reads "\\\\" as a backslash, "\\xNN" as a byte, anything else as
+    its UTF-8; a backslash before anything else is an error"""
+    out, i = bytearray(), 0
+    while i < len(value):
+        if value[i] != "\\":
+            out += value[i].encode()
+            i += 1
+        elif value[i + 1:i + 2] == "\\":
+            out += b"\\"
+            i += 2
+        elif value[i + 1:i + 2] == "x" and len(value[i + 2:i + 4]) == 2:
+            out.append(int(value[i + 2:i + 4], 16))
+            i += 4
+        else:
+            raise ValueError("not a value ltap exports: %r" % value)
+    return bytes(out)
+
+
+def expected_keys(path):
+    want = {}
+    for line in open(path):
+        hexkey, count = line.split()
+        want[bytes.fromhex(hexkey)] = float(count)
+    return want
+
+
+def compare_keys(series, want):
+    """series: (label value, value) pairs; None when they are want exactly"""
+    got = {}
+    for label, value in series:
+        k = key_bytes(label)
+        if k in got:
+            return "two series for key %r (%r)" % (k, label)
+        got[k] = float(value)
+    if got != want:
+        return "keys %s, wanted %s" % (sorted(got.items()), sorted(want.items()))
+    return None
+
+
+def cmd_labels(prom, selector, label, expected):
+    want = expected_keys(expected)
+
+    def same():
+        rows = instant(prom, selector)
+        why = compare_keys([(r["metric"].get(label, ""), r["value"][1]) for r in rows], want)
+        return why is None, why or [r["metric"].get(label) for r in rows]
+    stored = poll("the series of %s" % selector, same)
+    print("ok: prometheus stores %d series of %s, one per key, exact counts: %s"
+          % (len(want), selector, " ".join(repr(x) for x in stored)))
+
+
+def cmd_check_labels(sample, select, label, expected):
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+    k, v = select.split("=", 1)
+    rows = [(s.labels.get(label, ""), s.value)
+            for f in text_string_to_metric_families(sys.stdin.read())
+            for s in f.samples if s.name == sample and s.labels.get(k) == v]
+    why = compare_keys(rows, expected_keys(expected))
+    if why:
+        print("the OpenMetrics parser read: %s" % why)
+        sys.exit(1)
+    print("ok: the strict OpenMetrics parser reads %d distinct %s series, exact counts" % (len(rows), sample))
 
 
 def cmd_check_openmetrics():

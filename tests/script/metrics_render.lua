@@ -48,6 +48,8 @@ begin(function()
   try(declare("counter", "late"))
   calls:inc("bash") calls:inc("bash") calls:add("sh", 5)
   calls:inc('quote" and\nnewline\\') calls:inc("bad\xff\xfeutf8")
+  -- a byte that is not UTF-8 and the four characters that name it: two series
+  calls:add("k\xff", 2) calls:add("k\\xff", 3)
   bytes:add("cat", 3, 100) bytes:add("cat", 3, 28) bytes:add("dd", 0, 4096)
   for _, v in ipairs{-5, 0, 1, 3, 4, 1000} do lat:add("read", v) end
   lat:add("write", 2)

@@ -5,7 +5,8 @@
 -- period) and in the pid/tid format the Perl's --pid/--tid need, one with
 -- -F+srcline, and hand-written edge cases (comms with spaces, C++, Go and
 -- Java names, JIT maps, kernel modules, inline chains, a second event, a
--- line that is not perf script).
+-- line that is not perf script); older perf's frames without leading blanks,
+-- a symbol printed blank, a last sample no blank line follows.
 local ps = require("ltap.perfscript")
 local folded = require("ltap.folded")
 local cases = {
@@ -15,6 +16,8 @@ local cases = {
   {"perf-script-edge.txt", ""}, {"perf-script-edge.txt", "--all"}, {"perf-script-edge.txt", "--addrs"},
   {"perf-script-edge.txt", "--pid"}, {"perf-script-edge.txt", "--tid --all --addrs"},
   {"perf-script-edge.txt", "--event-filter=instructions"},
+  {"perf-script-noindent.txt", ""}, {"perf-script-noindent.txt", "--all"}, {"perf-script-noindent.txt", "--addrs"},
+  {"perf-script-noindent.txt", "--pid"},
 }
 begin(function()
   for _, c in ipairs(cases) do

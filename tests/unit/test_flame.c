@@ -28,10 +28,15 @@ static int parsed(const char *line, const char *stack, const char *count, const 
 static void test_folded(void)
 {
 	CHECK(parsed("a;b;c 12", "a;b;c", "12", NULL));
-	CHECK(parsed("a;b c\t 3 \r", "a;b c", "3", NULL)); /* blanks inside the stack, \r after */
+	/* one blank before the count, as flamegraph.pl's "^(.*)\s+?(\d+...)$":
+	 * the stack's own blanks stay (a frame named " "); \r after */
+	CHECK(parsed("a;b c\t 3 \r", "a;b c\t", "3", NULL));
+	CHECK(parsed("a;b;  3", "a;b; ", "3", NULL));
+	CHECK(parsed("a;b 3  5", "a;b 3 ", "5", NULL));      /* not two columns then, as in the Perl */
 	CHECK(parsed("a;;b 2.5", "a;;b", "2.5", NULL));
 	CHECK(parsed("x 12.", "x", "12.", NULL));
-	CHECK(parsed("  7", "", "7", NULL));                /* an empty stack */
+	CHECK(parsed(" 7", "", "7", NULL));                 /* an empty stack */
+	CHECK(parsed("  7", " ", "7", NULL));
 	CHECK(parsed("a;b 3 5", "a;b", "5", "3"));          /* difffolded.pl: before, after */
 	CHECK(parsed("a 1 2 3", "a 1", "3", "2"));
 	CHECK(parsed("   \t ", NULL, "blank", NULL));

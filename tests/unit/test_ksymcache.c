@@ -3,9 +3,12 @@
  * read whole does, only for the core kernel's text (a module's address reads
  * the whole file); it is not used, and is made anew, when it was made on
  * another boot, from another kernel layout, when its file or directory is
- * not this user's alone, a link, cut short or out of bounds. */
+ * not this user's alone, a link, cut short or out of bounds, or its body
+ * changed (names, name offsets, addresses: its checksum), each said in
+ * one warning (a stale cache in none). */
 #include "check.h"
 #include "ksymcache.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,20 @@
 enum { NCORE = 500 };
 
 static char dir[64], kallsyms[96], boot[96], cache[96], cfile[128];
+static int warnings;
+
+/* the file's layout (ksymcache.c): the header, then 16-byte records */
+#define HEADER (8 + 8 + 4 * 8 + 4 + 4 + 64 + 2048)
+#define RECORD(i) (HEADER + 16 * (off_t)(i))
+
+static void count_warnings(void *ud, enum ltap_log_level level, const char *msg)
+{
+	(void)ud;
+	if (level == LTAP_LOG_WARN) {
+		warnings++;
+		fprintf(stderr, "(warning) %s\n", msg);
+	}
+}
 
 static void put(const char *path, const char *text)
 {
@@ -96,6 +113,17 @@ static void expect_run(int cached, int full_reads, int written, const char *what
 	ltap_ksyms_free(k);
 }
 
+/* expect_run, and the warnings it made */
+static void expect_warned(int n, int cached, int full_reads, int written, const char *what)
+{
+	int before = warnings;
+
+	expect_run(cached, full_reads, written, what);
+	if (warnings - before != n)
+		printf("%s: %d warnings, not %d\n", what, warnings - before, n);
+	CHECK(warnings - before == n);
+}
+
 static void test_round_trip(void)
 {
 	const unsigned long long base = 0xffffffff81000000ull;
@@ -141,8 +169,8 @@ static void test_stale(void)
 
 	/* another boot: not used, made anew */
 	put(boot, "2f1d2c5e-0000-4000-8000-000000000002\n");
-	expect_run(0, 1, 1, "another boot");
-	expect_run(1, 0, 0, "after another boot");
+	expect_warned(0, 0, 1, 1, "another boot");
+	expect_warned(0, 1, 0, 0, "after another boot");
 	/* the same boot id, the kernel elsewhere (its first lines differ) */
 	make_kallsyms(moved);
 	a = open_syms(1);
@@ -176,28 +204,68 @@ static void test_untrusted(void)
 
 	/* another user may write it: not used, replaced by one only root may */
 	CHECK(chmod(cfile, 0644) == 0);
-	expect_run(0, 1, 1, "file mode 0644");
+	expect_warned(1, 0, 1, 1, "file mode 0644");
 	CHECK(stat(cfile, &s) == 0 && (s.st_mode & 0777) == 0600);
 	/* a link in its place, even to a good cache */
 	snprintf(link, sizeof link, "%s/good", dir);
 	CHECK(rename(cfile, link) == 0 && symlink(link, cfile) == 0);
-	expect_run(0, 1, 1, "a link");
+	expect_warned(1, 0, 1, 1, "a link");
 	CHECK(lstat(cfile, &s) == 0 && S_ISREG(s.st_mode));
 	/* cut short, then a name out of bounds (the first record's name offset
 	 * is just past the header) */
 	CHECK(stat(cfile, &s) == 0);
 	tamper(s.st_size - 1, NULL, 0);
-	expect_run(0, 1, 1, "cut short");
+	expect_warned(1, 0, 1, 1, "cut short");
 	CHECK(stat(cfile, &s) == 0);
-	tamper((off_t)(sizeof(uint64_t) * 5 + sizeof(uint32_t) * 2 + 64 + 2048 + 8), &huge, sizeof huge);
-	expect_run(0, 1, 1, "a name out of bounds");
-	expect_run(1, 0, 0, "made good again");
+	tamper(RECORD(0) + 8, &huge, sizeof huge);
+	expect_warned(1, 0, 1, 1, "a name out of bounds");
+	expect_warned(0, 1, 0, 0, "made good again");
 	/* a directory others may write: neither read nor written */
 	CHECK(chmod(cache, 0755) == 0);
-	expect_run(0, 1, 0, "directory mode 0755");
+	expect_warned(1, 0, 1, 0, "directory mode 0755");
 	CHECK(chmod(cache, 0700) == 0);
-	expect_run(1, 0, 0, "directory mode 0700 again");
+	expect_warned(0, 1, 0, 0, "directory mode 0700 again");
 	unlink(link);
+}
+
+/* The body changed with the header and sizes intact: a name's bytes, a
+ * record's name offset (in bounds), an address (in order): the checksum
+ * catches each, one warning, the names come from the whole file and equal
+ * it, and the cache made anew answers again. */
+static void test_body(void)
+{
+	const unsigned long long base = 0xffffffff81000000ull;
+	struct {
+		const char *what;
+		off_t off;
+		const void *bytes;
+		size_t len;
+	} hits[] = {
+		{"a name's bytes", RECORD(NCORE + 40), "zz", 2},
+		{"a name offset", RECORD(7) + 8, "\x05\0\0\0", 4},
+		{"an address, still in order", RECORD(7), "\xd8", 1},
+		{"the last byte", -1, "\x01", 1},
+	};
+
+	for (size_t i = 0; i < sizeof hits / sizeof *hits; i++) {
+		struct ltap_ksyms *a, *b;
+		struct stat s;
+		int before = warnings;
+
+		expect_warned(0, 1, 0, 0, hits[i].what);
+		CHECK(stat(cfile, &s) == 0);
+		tamper(hits[i].off < 0 ? s.st_size - 1 : hits[i].off, hits[i].bytes, hits[i].len);
+		a = open_syms(1);
+		b = open_syms(0);
+		CHECK(differ(a, b, base, INIT(base) + 0x100) == 0);
+		CHECK(ltap_ksyms_stats(a).cached == 0 && ltap_ksyms_stats(a).written == 1);
+		if (warnings - before != 1)
+			printf("%s: %d warnings\n", hits[i].what, warnings - before);
+		CHECK(warnings - before == 1);
+		ltap_ksyms_free(a);
+		ltap_ksyms_free(b);
+	}
+	expect_warned(0, 1, 0, 0, "after the body was changed");
 }
 
 static void test_restricted(void)
@@ -233,7 +301,9 @@ int main(void)
 	snprintf(cfile, sizeof cfile, "%s/kallsyms", cache);
 	test_round_trip();
 	test_stale();
+	ltap_log_set_sink(count_warnings, NULL);
 	test_untrusted();
+	test_body();
 	test_restricted();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK(system(cmd) == 0);

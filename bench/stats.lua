@@ -51,6 +51,18 @@ begin(function()
     local s = stats{hist = "log2"}
     for i = 1, N do s:add(keys[i & 63 | 1], i) end
   end)
+  local t_inc = timed("plain table count, bursts of 64 of one key", function()
+    local t = {}
+    for i = 1, N do local k = keys[(i >> 6) & 63 | 1] t[k] = (t[k] or 0) + 1 end
+  end)
+  local c_inc = timed("C stats():inc(k), bursts of 64 of one key", function()
+    local s = stats()
+    for i = 1, N do s:inc(keys[(i >> 6) & 63 | 1]) end
+  end)
+  timed("C stats():inc(k)", function()
+    local s = stats()
+    for i = 1, N do s:inc(keys[i & 63 | 1]) end
+  end)
   timed("C stats():add(k, v), bursts of 64 of one key", function()
     local s = stats()
     for i = 1, N do s:add(keys[(i >> 6) & 63 | 1], i) end
@@ -59,6 +71,7 @@ begin(function()
     local s = stats()
     for i = 1, N do s:add(keys[i & 63 | 1], i & 7, i) end
   end)
-  printf("ratio Lua/C: figures %.1fx, with histogram %.1fx\n", lua_s / c_s, lua_h / c_h)
+  printf("ratio Lua/C: figures %.1fx, with histogram %.1fx; count in bursts C/Lua table %.2fx\n", lua_s / c_s, lua_h / c_h,
+    c_inc / t_inc)
   exit(0)
 end)

@@ -49,6 +49,8 @@ static const struct api_func {
 	{"ltap", "measure", counter_measure},
 	/* stats.c: the aggregate */
 	{"_G", "stats", stats_new},
+	/* sorted.c: sorted() of a plain table */
+	{"ltap", "sort_table", sorted_table},
 	/* stack.c: symbols */
 	{"_G", "sym", stack_sym},
 	{"ltap", "folded_name", stack_folded_name},

@@ -32,6 +32,8 @@ int counter_new(lua_State *L);
 int counter_measure(lua_State *L);
 /* stats.c */
 int stats_new(lua_State *L);
+/* sorted.c */
+int sorted_table(lua_State *L);
 /* stack.c */
 int stack_sym(lua_State *L);
 int stack_folded_name(lua_State *L);

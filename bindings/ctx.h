@@ -467,8 +467,9 @@ void ltap_stats_shape(const struct stats *s, struct ltap_stats_shape *sh);
 int ltap_stats_row(const struct stats *s, int i, struct ltap_stats_row *row);
 /* bucket k holds [lo, hi): its hi, HUGE_VAL for the open top one */
 double ltap_stats_bucket_hi(const struct stats *s, int k);
-/* pushes slot i's key (a value, or a table of the parts) of the aggregate at idx */
-void ltap_stats_push_key(lua_State *L, int idx, int i);
+/* slot i's key parts (strings point into the aggregate) */
+struct ltap_agg_part;
+void ltap_stats_key(const struct stats *s, int i, struct ltap_agg_part *key);
 /* metrics.c: metrics.counter/gauge/histogram, --serve, --export-all */
 void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx);
 /* binds the --serve address (before anything is attached); 0 or -1 */

@@ -18,6 +18,8 @@
  * loaded, named by the variable that holds it. */
 #include "ctx.h"
 
+#include "agg.h"
+
 #include "expo.h"
 #include "log.h"
 #include "serve.h"
@@ -328,6 +330,26 @@ static const char *label_value(lua_State *L, int idx, char *tmp, size_t *len)
 	return s;
 }
 
+/* a label value from an aggregate's key part, as label_value makes it */
+static const char *part_label(const struct ltap_agg_part *p, char *tmp, size_t *len)
+{
+	switch (p->kind) {
+	case LTAP_AGG_STR:
+		*len = p->v.s.len;
+		return p->v.s.p;
+	case LTAP_AGG_INT:
+		ltap_expo_int(tmp, p->v.i);
+		break;
+	case LTAP_AGG_FLOAT:
+		ltap_expo_double(tmp, p->v.d);
+		break;
+	default:
+		strcpy(tmp, p->v.b ? "true" : "false");
+	}
+	*len = strlen(tmp);
+	return tmp;
+}
+
 /* v * scale; a scale of 1/N divides by N, so 9 * 0.001 reads 0.009, not
  * 0.009000000000000001 */
 static double scaled(double v, double scale)
@@ -355,8 +377,9 @@ static const char *auto_label(int nparts, int p, char *tmp)
 }
 
 /* the labels of the aggregate's slot i */
-static void stats_series_labels(lua_State *L, struct ltap_expo *x, struct metric *m, int idx, int i, int parts)
+static void stats_series_labels(const struct stats *s, struct ltap_expo *x, struct metric *m, int i, int parts)
 {
+	struct ltap_agg_part key[LTAP_AGG_MAX_PARTS];
 	char tmp[32], name[16];
 	size_t len;
 	const char *v;
@@ -364,16 +387,11 @@ static void stats_series_labels(lua_State *L, struct ltap_expo *x, struct metric
 	ltap_expo_labels_reset(x);
 	if (!parts)
 		return;
-	ltap_stats_push_key(L, idx, i);
+	ltap_stats_key(s, i, key);
 	for (int p = 0; p < parts; p++) {
-		if (parts > 1)
-			lua_rawgeti(L, -1, p + 1);
-		v = label_value(L, -1, tmp, &len);
+		v = part_label(&key[p], tmp, &len);
 		ltap_expo_labels_add(x, m->auto_labels ? auto_label(parts, p, name) : m->labels[p], v, len);
-		if (parts > 1)
-			lua_pop(L, 1);
 	}
-	lua_pop(L, 1);
 }
 
 /* the buckets shown: from the lowest to the highest ever filled, so the
@@ -451,7 +469,7 @@ static void render_stats(lua_State *L, struct ltap_expo *x, struct metric *m, in
 	for (int i = 0; i < sh.nslots; i++) {
 		if (!ltap_stats_row(s, i, &row))
 			continue;
-		stats_series_labels(L, x, m, idx, i, parts);
+		stats_series_labels(s, x, m, i, parts);
 		if (x->labels_cut)
 			continue;
 		switch (m->type) {

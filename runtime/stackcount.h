@@ -9,14 +9,11 @@
 #ifndef LTAP_STACKCOUNT_H
 #define LTAP_STACKCOUNT_H
 
+#include "alloc.h"
 #include "symbols.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* realloc(ptr, nsize) that knows the old size (osize, 0 for ptr NULL);
- * nsize 0 frees. NULL when refused. */
-typedef void *(*ltap_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 
 struct ltap_stackcount;
 

@@ -18,15 +18,22 @@ local orders = {
 orders["value"] = orders.desc
 orders["key-asc"] = orders.key
 
+local canonical = {desc = "desc", value = "desc", asc = "asc", key = "key", ["key-asc"] = "key", ["key-desc"] = "key-desc"}
+local sort_table = ltap.sort_table
+
 -- sorted(T, [HOW], [N]): iterates key, value of T in order, at most N pairs.
 -- HOW: "desc" (by value, largest first; the default), "asc", "key" (by key
--- ascending), "key-desc". Ties are broken by key.
+-- ascending), "key-desc". Ties are broken by key. Tables of number, string
+-- and boolean keys (and number or string values) are ordered in C
+-- (bindings/sorted.c: the top N kept in a bounded heap); others here.
 function sorted(t, how, n)
   if type(how) == "number" then how, n = nil, how end
   local cmp = orders[how or "desc"]
   if not cmp then
     error(string.format("sorted: bad order '%s' (desc, asc, key, key-desc)", tostring(how)), 2)
   end
+  local it = type(t) == "table" and getmetatable(t) == nil and sort_table(t, canonical[how or "desc"], n)
+  if it then return it end
   local items = {}
   for k, v in pairs(t) do items[#items + 1] = {k = k, v = v} end
   table.sort(items, cmp)

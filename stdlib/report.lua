@@ -41,35 +41,10 @@ M.key_less = key_less
 
 local figures = {count = true, sum = true, min = true, max = true, avg = true, var = true, stddev = true}
 
--- s:sorted([by], [order], [n]): key, figures of each key, sorted by a figure
--- ("count" default; sum, min, max, avg, var, stddev), "desc" (default) or
--- "asc", at most n. A key of several parts comes as a table {part1, ...}.
+-- s:sorted([by], [order], [n]) is C (bindings/statsrows.c): a bounded heap
+-- for the top n, no Lua table per key
 local function stats_sorted(s, by, order, n)
-  if type(by) == "number" then by, order, n = nil, nil, by end
-  if type(order) == "number" then order, n = nil, order end
-  by, order = by or "count", order or "desc"
-  if not figures[by] then
-    error(string.format("sorted: bad figure '%s' (count, sum, min, max, avg, var, stddev)", tostring(by)), 2)
-  end
-  if order ~= "desc" and order ~= "asc" then
-    error(string.format("sorted: bad order '%s' (desc, asc)", tostring(order)), 2)
-  end
-  local ids, vals = s:rows(by)
-  local items = {}
-  for i = 1, #ids do
-    local key = s:row(ids[i])
-    items[i] = {id = ids[i], v = vals[i], k = key}
-  end
-  local desc = order == "desc"
-  table.sort(items, function(a, b)
-    if a.v ~= b.v then if desc then return a.v > b.v end return a.v < b.v end
-    return key_less(a.k, b.k)
-  end)
-  local i, last = 0, n and math.min(n, #items) or #items
-  return function()
-    i = i + 1
-    if i <= last then return s:row(items[i].id) end
-  end
+  return s:sorted(by, order, n)
 end
 
 local function is_stats(x)
@@ -204,8 +179,6 @@ end
 
 ------------------------------------------------------------------- report()
 
-local default_fields = {"count", "sum", "min", "avg", "max"}
-
 local function stats_rows_json(s, opts, info)
   local rows = {}
   for k, st in stats_sorted(s, opts.by, opts.order, opts.top) do
@@ -242,20 +215,8 @@ local function report_stats(s, opts)
       print_buckets(s:hist(table.unpack(key_parts(k, info.arity))))
     end
   else
-    local fields = opts.fields or default_fields
-    local names = key_names(opts, info.arity)
-    local nparts = info.arity
-    local head = {}
-    for i, n in ipairs(names) do head[i] = n end
-    for _, f in ipairs(fields) do head[#head + 1] = f end
-    local rows = {head}
-    for k, st in stats_sorted(s, opts.by, opts.order, opts.top) do
-      local r = {}
-      for i, p in ipairs(key_parts(k, nparts)) do r[i] = tostring(p) end
-      for _, f in ipairs(fields) do r[#r + 1] = cell(st[f]) end
-      rows[#rows + 1] = r
-    end
-    print_grid(rows, #names)
+    -- the aligned table, written by C as it formats each row
+    s:write(io.stdout, opts)
   end
   if s:dropped() > 0 then text_out(string.format("(%d values dropped: more than %d keys)\n", s:dropped(), info.max_keys)) end
 end
@@ -305,7 +266,6 @@ end
 -------------------------------------------------------- stats methods, hooks
 
 local methods = getmetatable(stats()).__index
-methods.sorted = stats_sorted
 methods.print = function(s, opts) report(s, opts) end
 -- s:print_hist(key...): the histogram of one key
 methods.print_hist = function(s, ...)

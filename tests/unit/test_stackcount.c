@@ -3,32 +3,12 @@
  * first counted; the allocator's sizes add up to zero after the free, and
  * a refusal counts nothing. */
 #include "check.h"
+#include "counted_alloc.h"
 #include "stackcount.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t used;
-static size_t limit = (size_t)-1;
-
-static void *counted_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-	(void)ud;
-	if (!ptr)
-		osize = 0;
-	if (nsize == 0) {
-		free(ptr);
-		used -= osize;
-		return NULL;
-	}
-	if (nsize > osize && used + (nsize - osize) > limit)
-		return NULL;
-	ptr = realloc(ptr, nsize);
-	if (ptr)
-		used = used - osize + nsize;
-	return ptr;
-}
 
 static const struct ltap_stackcount_entry *entry(struct ltap_stackcount *sc, size_t i)
 {

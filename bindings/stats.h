@@ -1,0 +1,58 @@
+/* stats.h: the ltap.stats userdata, shared by stats.c (the aggregate's Lua
+ * face: making, adding, reading one key) and statsrows.c (its keys in
+ * order: s:sorted, the table report() prints). The store is runtime/agg.c. */
+#ifndef LTAP_STATS_H
+#define LTAP_STATS_H
+
+#include "agg.h"
+
+#include <lua.h>
+#include <stdint.h>
+
+#define STATS_CACHE 32
+
+/* A single-part key lately added, and its slot: a string by its address
+ * (an equal short string is the same object: Lua interns them; the string
+ * is kept alive by the aggregate), an integer by its value. */
+struct stats_cached {
+	const void *p;
+	lua_Integer i;
+	long slot;
+	int kind;              /* 0 none, LUA_TSTRING, LUA_TNUMBER */
+};
+
+struct stats {
+	uint64_t magic;        /* cheap type check on the per-event path */
+	struct ltap_agg *agg;
+	/* events come in runs of a few keys (a process's syscalls, a CPU's
+	 * allocations): those find their slot here with no hash */
+	struct stats_cached cache[STATS_CACHE];
+};
+
+/* the aggregate at idx; raises when it is not one */
+struct stats *ltap_stats_check(lua_State *L, int idx);
+/* The store of the aggregate at idx, or NULL when idx is none: what the
+ * dispatch loop would add to in C, with no Lua call per event
+ * (ltap_agg_add_int, agg.h), keeping the aggregate alive by a reference. */
+struct ltap_agg *ltap_stats_agg(lua_State *L, int idx);
+/* slot's key as scripts see it: the part; for several parts a table of
+ * them; true for the keyless aggregate */
+void ltap_stats_push_slot_key(lua_State *L, const struct stats *s, long slot);
+/* {count=, sum=, min=, max=, avg=, var=, stddev=} of slot */
+void ltap_stats_push_figures(lua_State *L, const struct stats *s, long slot);
+/* a figure's name (count, sum, ...) at idx, or def when none; raises as
+ * sorted() does for another */
+int ltap_stats_check_figure(lua_State *L, int idx, const char *def);
+/* the figures' names, in enum ltap_agg_fig's order, then NULL */
+extern const char *const ltap_stats_figure_names[];
+/* raises "stats: out of memory" */
+int ltap_stats_nomem(lua_State *L);
+
+/* statsrows.c */
+int stats_sorted(lua_State *L);
+int stats_write(lua_State *L);
+/* how many of size rows the N at idx asks for: nil all, else at most N
+ * (sorted()'s rule: below 1 none, a fraction cut) */
+size_t ltap_rows_wanted(lua_State *L, int idx, size_t size);
+
+#endif

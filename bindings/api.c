@@ -12,6 +12,7 @@
 #include "ctx.h"
 
 #include "api.h"
+#include "version.h"
 
 #include <lauxlib.h>
 #include <string.h>
@@ -127,8 +128,12 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, !ctx->opt.input);
 	lua_setfield(L, -2, "live");
-	lua_pushstring(L, ltap_version());
+	lua_pushstring(L, ltap_version_number());
 	lua_setfield(L, -2, "version");
+	if (*ltap_version_commit()) {
+		lua_pushstring(L, ltap_version_commit());
+		lua_setfield(L, -2, "commit");
+	}
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");
 	lua_setfield(L, -2, "format");
 	lua_setfield(L, -2, "ltap");

@@ -13,6 +13,7 @@
 
 #include "api.h"
 #include "feed.h"
+#include "version.h"
 
 #include <lauxlib.h>
 #include <string.h>
@@ -131,8 +132,12 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_setfield(L, -2, "live");
 	lua_pushstring(L, ctx->opt.input); /* nil when live */
 	lua_setfield(L, -2, "input");
-	lua_pushstring(L, ltap_version());
+	lua_pushstring(L, ltap_version_number());
 	lua_setfield(L, -2, "version");
+	if (*ltap_version_commit()) {
+		lua_pushstring(L, ltap_version_commit());
+		lua_setfield(L, -2, "commit");
+	}
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");
 	lua_setfield(L, -2, "format");
 	lua_setfield(L, -2, "ltap");

@@ -143,6 +143,7 @@ struct ltap_options {
 	const char *serve;       /* --serve [ADDR:]PORT */
 	int export_all;          /* --export-all */
 	int exclude_self;        /* the process's own events left out, system-wide */
+	FILE *progress;          /* a terminal for the progress line of long work, or NULL (progress.h) */
 };
 
 /* The Lua state's memory (memory.c). */
@@ -180,6 +181,7 @@ enum {
 struct ltap_host_io {
 	FILE *out, *err;          /* io.stdout / print, io.stderr */
 	FILE *own_out, *own_err;  /* those the host made (discard, to the log) */
+	struct ltap_progress *progress; /* a replay's line, or a large input's being read (flame.c) */
 	struct ltap_log_target log; /* this host's messages: host_log */
 	ltap_log_fn user_log;     /* the host's own callback, or NULL */
 	void *user_ud;

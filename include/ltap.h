@@ -126,6 +126,14 @@ struct ltap_host_opts {
 	void *log_ud;
 	FILE *error_output;       /* where scripts' io.stderr writes (NULL:
 				   * each line a WARN message of log) */
+	FILE *progress;           /* a terminal where long work (a replay, a
+				   * large input read by ltap flamegraph)
+				   * shows how far it is, one line redrawn and
+				   * erased before messages; only drawn when
+				   * it is a terminal (NULL: never; the ltap
+				   * command gives stderr, not with --format
+				   * json). Output to the same terminal is
+				   * held between redraws. */
 };
 
 #define LTAP_HOST_OPTS(name, ...) \

@@ -119,6 +119,10 @@ struct ltap_source_ops {
 	/* The recorded run's start and end on the trace clock (0: not known;
 	 * a live run's are the clock's). */
 	void (*span)(struct ltap_source *s, uint64_t *start, uint64_t *end);
+	/* How far a replay's input has been read: done of total, in the unit
+	 * returned (progress.h: bytes or ns of trace; total 0: not known), or
+	 * -1 when it cannot tell. For a progress line, between batches. */
+	int (*progress)(struct ltap_source *s, uint64_t *done, uint64_t *total);
 };
 
 /* Every source starts with this. */

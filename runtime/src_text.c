@@ -10,6 +10,7 @@
 #include "src_text.h"
 
 #include "log.h"
+#include "progress.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LTAP_TEXT_SCRATCH 8192
@@ -38,6 +40,7 @@ struct ltap_textsrc {
 	int error;            /* errno of a failed read: the input ends there */
 	char *buf;            /* TEXT_BUF and a byte for the last line's 0 */
 	size_t head, tail;    /* buf[head, tail): read, not yet cut into lines */
+	uint64_t nread;       /* bytes read in all (a progress line's) */
 	long lineno, malformed, first_bad;
 	uint64_t first_ts;
 	struct ltap_textsrc_names names;
@@ -458,6 +461,7 @@ static int text_read(struct ltap_textsrc *t)
 	n = read(t->fd, t->buf + t->tail, TEXT_BUF - t->tail);
 	if (n > 0) {
 		t->tail += (size_t)n;
+		t->nread += (uint64_t)n;
 		return 1;
 	}
 	if (n < 0 && errno == EINTR)
@@ -664,6 +668,19 @@ static void text_span(struct ltap_source *src, uint64_t *start, uint64_t *end)
 	*end = 0;
 }
 
+/* bytes cut into lines, of the file's size (a pipe's is not known) */
+static int text_progress(struct ltap_source *src, uint64_t *done, uint64_t *total)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)src;
+	struct stat st;
+
+	if (t->fd < 0)
+		return -1;
+	*done = t->nread - (t->tail - t->head);
+	*total = fstat(t->fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return LTAP_PROGRESS_BYTES;
+}
+
 /* A read error ends the run; lines that were no events are told. */
 static int text_finish(struct ltap_source *src)
 {
@@ -692,6 +709,7 @@ static const struct ltap_source_ops text_source_ops = {
 	.close = text_close,
 	.between = text_between,
 	.span = text_span,
+	.progress = text_progress,
 };
 
 struct ltap_textsrc *ltap_textsrc_new(const char *path, const struct ltap_textsrc_names *names)

@@ -12,6 +12,7 @@
 #include "ctx.h"
 
 #include "api.h"
+#include "feed.h"
 #include "version.h"
 
 #include <lauxlib.h>
@@ -89,6 +90,7 @@ static const struct api_part {
 	{"begin and finish hooks (run.c)", ltap_open_run},
 	{"the timers table (timer.c)", ltap_open_timer},
 	{"ltap.stats (stats.c)", ltap_open_stats},
+	{"ltap.feed, s:by's aggregates fed in C (feed.c)", ltap_open_feed},
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
 	{"ltap.offcpu's state (offcpu.c)", ltap_open_offcpu},
@@ -128,6 +130,8 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, !ctx->opt.input);
 	lua_setfield(L, -2, "live");
+	lua_pushstring(L, ctx->opt.input); /* nil when live */
+	lua_setfield(L, -2, "input");
 	lua_pushstring(L, ltap_version_number());
 	lua_setfield(L, -2, "version");
 	if (*ltap_version_commit()) {

@@ -45,6 +45,7 @@ struct ltap_probe {
 	 * ends the run (it said why) */
 	int (*cfn)(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r);
 	void *cdata;
+	int cdata_owned;              /* cdata is the probe's: freed with it (a feed's) */
 	char where[128];              /* "file:line:" of the declaration */
 	/* hits: events that reached the handler (or count), an increment on
 	 * the per-event path; the rest is probestats.c's, once a second */
@@ -262,6 +263,7 @@ struct ltap_ctx {
 	int env_ref;        /* registry ref: the script environment (module: a table
 			     * of its own; else the globals) */
 	int sources_opened; /* 1 opened, -1 failed, 0 not yet (ltap_ctx_sources) */
+	char why[256];      /* why the last ltap_probe_on failed, "" for want of memory */
 	int serial;         /* its number among the process's hosts (owner.h): its names */
 	int attached;       /* the start attached everything: a drain and finish hooks */
 };
@@ -372,9 +374,12 @@ struct ltap_evdesc *ltap_desc_of(lua_State *L, struct ltap_ctx *ctx, struct tep_
 struct ltap_evdesc *ltap_desc_at(struct ltap_ctx *ctx, int id);
 /* the function at stack index fn as a handler; returns its index */
 int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn);
-/* a probe of d calling handler; NULL when out of memory */
+/* a probe of d calling handler (a feed's probe adds in C: feed.h); NULL
+ * when out of memory or a feed's names do not fit d (ctx->why says) */
 struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
 				 const char *where);
+/* raises why the last ltap_probe_on failed */
+int ltap_probe_raise(lua_State *L, struct ltap_ctx *ctx);
 /* declares a probe of d with the handler at stack index fn (raises) */
 struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
 				  const char *filter);

@@ -7,6 +7,7 @@
 #include "ctx.h"
 
 #include "catalog.h"
+#include "feed.h"
 #include "filter.h"
 #include "log.h"
 #include "proc.h"
@@ -107,11 +108,25 @@ int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn)
 	return ctx->nprobes;
 }
 
+/* the feed that handler is, or NULL (a function) */
+static const struct feed *desc_feed(struct ltap_ctx *ctx, int handler)
+{
+	const struct feed *f;
+
+	lua_getfield(ctx->L, LUA_REGISTRYINDEX, "ltap.handlers");
+	lua_rawgeti(ctx->L, -1, handler);
+	f = ltap_feed_test(ctx->L, -1);
+	lua_pop(ctx->L, 2);
+	return f;
+}
+
 struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
 				 const char *where)
 {
 	struct ltap_probe *p = calloc(1, sizeof *p), **pp;
+	const struct feed *f;
 
+	ctx->why[0] = 0;
 	if (!p)
 		return NULL;
 	p->desc = d;
@@ -122,6 +137,11 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 	else
 		snprintf(p->spec, sizeof p->spec, "profile");
 	p->handler = handler;
+	if ((f = desc_feed(ctx, handler)) != NULL && ltap_feed_bind(ctx, p, f, ctx->why, sizeof ctx->why)) {
+		free(p->filter);
+		free(p);
+		return NULL;
+	}
 	*ctx->probes_tail = p;
 	ctx->probes_tail = &p->next;
 	for (pp = &d->probes; *pp; pp = &(*pp)->next_same)
@@ -139,8 +159,13 @@ struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct lta
 	p = ltap_probe_on(ctx, d, ltap_handler_add(L, ctx, fn), filter, lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (!p)
-		luaL_error(L, "out of memory");
+		ltap_probe_raise(L, ctx);
 	return p;
+}
+
+int ltap_probe_raise(lua_State *L, struct ltap_ctx *ctx)
+{
+	return luaL_error(L, "%s", ctx->why[0] ? ctx->why : "out of memory");
 }
 
 /* the Lua work of ltap_desc_follow_tasks, under protection */
@@ -427,6 +452,8 @@ void ltap_descs_free(struct ltap_ctx *ctx)
 		next = p->next;
 		if (p->ufilter)
 			ltap_filter_free(p->ufilter);
+		if (p->cdata_owned)
+			free(p->cdata);
 		free(p->filter);
 		free(p);
 	}

@@ -633,6 +633,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_loop_set_replay(ctx->loop);
 	else
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
+	if (ctx->opt.record)
+		ltap_loop_set_every_tick(ctx->loop);
 	if (!ctx->opt.input)
 		ltap_guardian_reap_first(); /* stale leftovers go before this run's first change */
 	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
@@ -827,6 +829,25 @@ int ltap_ctx_status(const struct ltap_ctx *ctx)
 #define HOST_ENTER(ctx) struct ltap_log_target *host_prev_log = ltap_log_enter(&(ctx)->io.log)
 #define HOST_LEAVE() ltap_log_leave(host_prev_log)
 
+/* A CPU writes its ring at well under this many bytes a second (a
+ * tracepoint's record of 20+ bytes costs 30 ns or more to write): a -d run
+ * needs no ring larger than its duration at this rate, and allocating the
+ * default 8 MiB a CPU is most of a short run's time (18 ms here). */
+#define RING_MAX_WRITE_RATE (1ull << 30)
+#define RING_MIN_KB 64
+
+static size_t host_ring_kb(const struct ltap_host_opts *d)
+{
+	uint64_t kb;
+
+	if (d->ring_kb)
+		return d->ring_kb;
+	if (d->duration_ns <= 0 || d->input)
+		return 8192;
+	kb = (uint64_t)d->duration_ns * (RING_MAX_WRITE_RATE / 1024) / 1000000000ull;
+	return kb < RING_MIN_KB ? RING_MIN_KB : kb > 8192 ? 8192 : (size_t)kb;
+}
+
 /* The public options as the command line's (targetopt.c checks both). */
 static int host_options(const struct ltap_host_opts *o, struct ltap_options *opt)
 {
@@ -835,7 +856,7 @@ static int host_options(const struct ltap_host_opts *o, struct ltap_options *opt
 
 	/* a caller built against an older ltap.h knows fewer fields */
 	memcpy(&d, o, o->sz < sizeof d ? o->sz : sizeof d);
-	*opt = (struct ltap_options){.ordered = !d.unordered, .buffer_kb = d.ring_kb ? d.ring_kb : 8192,
+	*opt = (struct ltap_options){.ordered = !d.unordered, .buffer_kb = host_ring_kb(&d),
 		.max_drain = d.max_drain_ns < 0 ? 0 : d.max_drain_ns ? (uint64_t)d.max_drain_ns : LTAP_MAX_DRAIN,
 		.pid = d.pid, .all = d.all, .command = d.command, .duration = d.duration_ns, .input = d.input,
 		.record = d.record, .max_memory = d.max_memory, .serve = d.serve, .export_all = d.export_all,

@@ -213,6 +213,8 @@ LTAP_API struct lua_State *ltap_host_lua(ltap_host *h);
 
 /* Ends the run if it still runs (no finish hooks), undoes every kernel
  * change, ends the command's tree, closes every fd and frees every byte.
+ * Tracing stops before it returns; the tracefs instance's removal (tens of
+ * ms of the kernel's) is finished by the guardian process just after.
  * NULL is fine. */
 LTAP_API void ltap_host_free(ltap_host *h);
 

@@ -27,6 +27,7 @@ struct ltap_proc {
 	/* replay: names come from the saved trace, never from this machine's /proc */
 	const char *(*lookup)(void *ud, int tid);
 	void *lookup_ud;
+	unsigned gen; /* changes when a known task's name or process changes */
 };
 
 struct ltap_proc *ltap_proc_new(void)
@@ -120,8 +121,10 @@ static struct proc_entry *proc_get(struct ltap_proc *p, int tid, int load)
 	struct proc_entry *e = proc_slot(p->tab, p->mask, tid);
 
 	if (e->used) {
-		if (load && !e->known) /* made by a mark: the task is read now */
+		if (load && !e->known) { /* made by a mark: the task is read now */
 			proc_read(p, tid, e);
+			p->gen++;
+		}
 		e->known |= (unsigned char)load;
 		return e;
 	}
@@ -149,6 +152,11 @@ const char *ltap_proc_comm(struct ltap_proc *p, int tid)
 	return e ? e->comm : "<...>";
 }
 
+unsigned ltap_proc_generation(const struct ltap_proc *p)
+{
+	return p->gen;
+}
+
 int ltap_proc_tgid(struct ltap_proc *p, int tid)
 {
 	struct proc_entry *e = proc_get(p, tid, 1);
@@ -161,6 +169,7 @@ void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm)
 	if (!e)
 		return;
 	e->known = 1;
+	p->gen++;
 	if (tgid >= 0)
 		e->tgid = tgid;
 	if (comm) { /* per task event: no printf */

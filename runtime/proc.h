@@ -16,6 +16,9 @@ int ltap_proc_seed(struct ltap_proc *p);
 const char *ltap_proc_comm(struct ltap_proc *p, int tid);
 /* The process (thread group) id of tid, or tid itself when unknown. */
 int ltap_proc_tgid(struct ltap_proc *p, int tid);
+/* Changes whenever a task's name or process may have changed (an update,
+ * a task read late): what a cache of names by tid checks. */
+unsigned ltap_proc_generation(const struct ltap_proc *p);
 /* Records what an event told: tgid < 0 or comm NULL keep the old value. */
 void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm);
 

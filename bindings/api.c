@@ -15,6 +15,7 @@
 #include "desc.h"
 #include "embedded.h"
 #include "event.h"
+#include "feed.h"
 #include "lcounter.h"
 #include "ldisasm.h"
 #include "lflame.h"
@@ -24,6 +25,7 @@
 #include "luprobe.h"
 #include "metrics.h"
 #include "names.h"
+#include "offcpu.h"
 #include "options.h"
 #include "probe.h"
 #include "probestats.h"
@@ -35,6 +37,7 @@
 #include "stats.h"
 #include "statsrows.h"
 #include "timer.h"
+#include "version.h"
 
 #include <lauxlib.h>
 #include <string.h>
@@ -78,6 +81,8 @@ static const struct api_func {
 	{"ltap", "folded_name", stack_folded_name},
 	/* stackcount.c: samples counted per distinct stack */
 	{"ltap", "stackcount", stackcount_new},
+	/* offcpu.c: off-CPU time per blocked stack, counted in C */
+	{"ltap", "offcpu", offcpu_offcpu},
 	/* flame.c: flame graphs' frames, folded and perf script text, in C */
 	{"ltap", "flame_layout", flame_layout},
 	{"ltap", "flame_sort", flame_sort},
@@ -110,8 +115,10 @@ static const struct api_part {
 	{"the timers table (timer.c)", ltap_open_timer},
 	{"ltap.stats (stats.c)", ltap_open_stats},
 	{"s:sorted, s:write (statsrows.c)", ltap_open_statsrows},
+	{"ltap.feed, s:by's aggregates fed in C (feed.c)", ltap_open_feed},
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
+	{"ltap.offcpu's state (offcpu.c)", ltap_open_offcpu},
 	{"ltap.flame, a laid-out flame graph (flame.c)", ltap_open_flame},
 	{"ltap.event, the reused event object (event.c)", ltap_open_event},
 	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},
@@ -141,8 +148,14 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, ltap_ctx_live(ctx));
 	lua_setfield(L, -2, "live");
-	lua_pushstring(L, ltap_version());
+	lua_pushstring(L, ctx->opt.input); /* nil when live */
+	lua_setfield(L, -2, "input");
+	lua_pushstring(L, ltap_version_number());
 	lua_setfield(L, -2, "version");
+	if (*ltap_version_commit()) {
+		lua_pushstring(L, ltap_version_commit());
+		lua_setfield(L, -2, "commit");
+	}
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");
 	lua_setfield(L, -2, "format");
 	lua_setfield(L, -2, "ltap");

@@ -5,6 +5,7 @@
 #include "ctx.h"
 
 #include "loop.h"
+#include "progress.h"
 
 #include <stdio.h>
 
@@ -23,7 +24,9 @@ void ltap_run_end(struct ltap_ctx *ctx, unsigned why)
 
 void ltap_host_flush(struct ltap_ctx *ctx)
 {
-	if (ctx->io.out)
+	if (ctx->io.progress)
+		ltap_progress_flush(ctx->io.progress); /* never into a progress line */
+	else if (ctx->io.out)
 		fflush(ctx->io.out);
 	else
 		fflush(stdout); /* require "ltap": the Lua program's own stdout */

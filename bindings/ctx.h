@@ -57,6 +57,7 @@ struct ltap_options {
 	const char *serve;       /* --serve [ADDR:]PORT */
 	int export_all;          /* --export-all */
 	int exclude_self;        /* the process's own events left out, system-wide */
+	FILE *progress;          /* a terminal for the progress line of long work, or NULL (progress.h) */
 };
 
 /* The Lua state's memory (memory.c). */
@@ -94,6 +95,7 @@ enum {
 struct ltap_host_io {
 	FILE *out, *err;          /* io.stdout / print, io.stderr */
 	FILE *own_out, *own_err;  /* those the host made (discard, to the log) */
+	struct ltap_progress *progress; /* a replay's line, or a large input's being read (flame.c) */
 	struct ltap_log_target log; /* this host's messages: host_log */
 	ltap_log_fn user_log;     /* the host's own callback, or NULL */
 	void *user_ud;
@@ -175,6 +177,7 @@ struct ltap_ctx {
 			     * of its own; else the globals) */
 	int sources_opened; /* 1 opened, -1 failed, 0 not yet (sources.h) */
 	unsigned caps;      /* what the sources can do, opened or to open (sources.c) */
+	char why[256];      /* why the last ltap_probe_on failed, "" for want of memory */
 	int serial;         /* its number among the process's hosts (owner.h): its names */
 	int attached;       /* the start attached everything: a drain and finish hooks */
 };
@@ -198,6 +201,12 @@ static inline struct ltap_ctx *ltap_ctx_get(lua_State *L)
 static inline int ltap_ctx_live(const struct ltap_ctx *ctx)
 {
 	return (ctx->caps & LTAP_SOURCE_LIVE) != 0;
+}
+
+/* the descriptor of event id, or NULL */
+static inline struct ltap_evdesc *ltap_desc_at(const struct ltap_ctx *ctx, int id)
+{
+	return id >= 0 && id < ctx->nids ? ctx->by_id[id] : NULL;
 }
 
 /* The load phase is over: probes, counters and options are refused; timers

@@ -23,13 +23,14 @@ struct ltap_evdesc *ltap_desc_synthetic(lua_State *L, struct ltap_ctx *ctx, int 
 					const struct ltap_desc_ops *ops);
 /* ev's descriptor (a raw one, made the first time) */
 struct ltap_evdesc *ltap_desc_of(lua_State *L, struct ltap_ctx *ctx, struct tep_event *ev);
-/* the descriptor at id, or NULL */
-struct ltap_evdesc *ltap_desc_at(struct ltap_ctx *ctx, int id);
 /* the function at stack index fn as a handler; returns its index */
 int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn);
-/* a probe of d calling handler; NULL when out of memory */
+/* a probe of d calling handler (a feed's probe adds in C: feed.h); NULL
+ * when out of memory or a feed's names do not fit d (ctx->why says) */
 struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
 				 const char *where);
+/* raises why the last ltap_probe_on failed */
+int ltap_probe_raise(lua_State *L, struct ltap_ctx *ctx);
 /* declares a probe of d with the handler at stack index fn (raises) */
 struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
 				  const char *filter);
@@ -43,11 +44,10 @@ int ltap_desc_profiles_only(struct ltap_ctx *ctx);
  * filter of its probes; the number, or -ENOMEM */
 int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out);
 void ltap_desc_plan_free(struct ltap_source_event *evs, int n);
-/* after the sources attached, what they said of each event: whether its
- * source gates it (source_gated), and each filtered probe whose filter
- * the kernel does not apply as it is gets it applied in user space
- * (filter.c); 0, or -1 with a logged reason naming the probe */
-int ltap_desc_plan_attached(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n);
+/* after the sources attached: each filtered probe whose filter is not the
+ * whole kernel filter of a ring that serves it gets it applied in user
+ * space (filter.c); 0, or -1 with a logged reason naming the probe */
+int ltap_desc_plan_filters(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n);
 /* the same for d, the kernel applying kernel (NULL: no filter) */
 int ltap_desc_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel);
 void ltap_descs_free(struct ltap_ctx *ctx);

@@ -20,6 +20,11 @@ struct ltap_task_event;
 struct tep_event;
 struct tep_format_field;
 
+/* synthetic events (profiles, perf's switch records) take ids down from
+ * here, counted by ctx->nprofiles: above any tracepoint's */
+#define LTAP_SYNTHETIC_ID_TOP 65535
+#define LTAP_MAX_SYNTHETIC 16
+
 /* One probe() declaration. */
 struct ltap_probe {
 	struct ltap_probe *next;      /* all probes, in declaration order */
@@ -33,6 +38,11 @@ struct ltap_probe {
 	/* profile(HZ, COUNTS): samples counted straight into an ltap.stackcount,
 	 * no Lua call per sample (*count NULL once the count is closed) */
 	struct ltap_stackcount **count;
+	/* a handler in C (ltap.offcpu): no event table, no Lua call; nonzero
+	 * ends the run (it said why) */
+	int (*cfn)(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r);
+	void *cdata;
+	int cdata_owned;              /* cdata is the probe's: freed with it (a feed's) */
 	char where[128];              /* "file:line:" of the declaration */
 	/* hits: events that reached the handler (or count), an increment on
 	 * the per-event path; the rest is probestats.c's, once a second */
@@ -77,9 +87,13 @@ struct ltap_evdesc {
 	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
 	int nfields;
 	struct ltap_probe *probes;
-	int perf;         /* served by the perf ring (stacks), not the instance */
-	int source_gated; /* its source starts a held command's events at the
-			   * exec itself (source.h's gated): no gate here */
+	/* under -p / -c, the instance serves the stack probes too: the events
+	 * about a target that the running task is not (desc.c, dispatch.c) */
+	int copies;
+	int switches;     /* the targets' switches in, from perf's context-switch records */
+	/* a tracepoint's chains: the first kernel frame seen to be the tracing's
+	 * own (__traceiter_NAME), and one seen not to be (stack.c) */
+	uint64_t tracing_leaf, traced_leaf;
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 	/* e.sym: the print format's names of field values (symbolic.c), made

@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "ctx.h"
 #include "log.h"
+#include "progress.h"
 #include "source.h"
 #include "src_replay.h"
 #include "src_sampler.h"
@@ -59,7 +60,8 @@ static int sources_open_input(struct ltap_ctx *ctx)
 		ctx->cat = text.cat;
 		return sources_add(ctx, text.source);
 	}
-	if (!(r = ltap_replay_open(path)))
+	/* the reader learns the trace's end only for a progress line */
+	if (!(r = ltap_replay_open(path, ltap_progress_wanted(ctx->opt.progress) ? LTAP_REPLAY_LAST : 0)))
 		return -1;
 	if (sources_add(ctx, ltap_replay_source(r)))
 		return -1;

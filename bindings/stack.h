@@ -21,6 +21,10 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
  * ltap_symbols_chain, the one walk of a call chain */
 #define LTAP_STACK_MAX_FRAMES 512
 int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw);
+/* frames[0..n) of r (raw: NULL or their addresses) without the tracing's
+ * own first frame of a tracepoint's chain; the number left */
+int ltap_stack_untraced(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw,
+			int n);
 
 /* Pushes the table of frame f: {addr=RAW, sym=, off=, module=, kernel=},
  * and file=, line= when lines is set. */

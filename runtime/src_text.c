@@ -10,6 +10,7 @@
 #include "src_text.h"
 
 #include "log.h"
+#include "progress.h"
 #include "src_text_rec.h"
 #include "stream.h"
 
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LTAP_TEXT_SCRATCH 8192
@@ -40,12 +42,18 @@ struct ltap_textsrc {
 	int error;            /* errno of a failed read: the input ends there */
 	char *buf;            /* TEXT_BUF and a byte for the last line's 0 */
 	size_t head, tail;    /* buf[head, tail): read, not yet cut into lines */
+	uint64_t nread;       /* bytes read in all (a progress line's) */
 	long lineno, malformed, first_bad;
 	uint64_t first_ts;
 	struct ltap_textsrc_names names;
 	/* event name -> descriptor id (0: no probe wants it), open addressing */
 	struct { char *name; int id; } *slots;
 	unsigned cap, used, unwanted;
+	/* the last line's name and its id: a run of one event's lines looks up
+	 * no name (0 length: none; a name is set anew clears it) */
+	char last_name[64];
+	size_t last_len;
+	int last_id;
 	int pending;          /* rec's event is a name to declare (s.paused) */
 	int held;             /* rec waits for its name's id to be dispatched */
 	int skipping;         /* in a line longer than LTAP_TEXT_LINE_MAX */
@@ -94,6 +102,7 @@ int ltap_textsrc_set_id(struct ltap_textsrc *t, const char *event, int id)
 				t->slots[text_slot(t, os[j].name)] = os[j];
 		free(os);
 	}
+	t->last_len = 0;
 	i = text_slot(t, event);
 	if (!t->slots[i].name) {
 		if (!(t->slots[i].name = strdup(event)))
@@ -158,8 +167,9 @@ static const char *text_stamp(const char *s, uint64_t *ns)
 	return p;
 }
 
-/* "[001]": the CPU column; returns the position after ']' or NULL */
-static char *cpu_column(char *s, int *cpu)
+/* "[001]": the CPU column; returns the position after ']' or NULL, and
+ * where the column began (the end of the task's) in *start */
+static char *cpu_column(char *s, int *cpu, char **start)
 {
 	for (char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
 		char *q = p + 1;
@@ -169,23 +179,33 @@ static char *cpu_column(char *s, int *cpu)
 			q++;
 		if (*q == ']' && text_int(p + 1, cpu) == 0) {
 			*p = 0;
+			*start = p;
 			return q + 1;
 		}
 	}
 	return NULL;
 }
 
-/* "  comm-pid (tgid) " before the CPU column */
-static int task_column(char *s, struct ltap_textrec *r)
+/* the last c in [s, end), or NULL: strrchr from the end, which is near */
+static char *last_of(char *s, char *end, char c)
 {
-	char *end = s + strlen(s), *dash;
+	while (end > s)
+		if (*--end == c)
+			return end;
+	return NULL;
+}
+
+/* "  comm-pid (tgid) " before the CPU column, which starts at end */
+static int task_column(char *s, char *end, struct ltap_textrec *r)
+{
+	char *dash;
 	int tid;
 
 	while (end > s && end[-1] == ' ')
 		*--end = 0;
 	r->tgid = -1;
 	if (end > s && end[-1] == ')') {
-		char *open = strrchr(s, '(');
+		char *open = last_of(s, end, '(');
 		if (!open)
 			return -1;
 		if (strcmp(open + 1, "-------)") != 0 && text_int(open + 1, &r->tgid) != 0)
@@ -197,7 +217,7 @@ static int task_column(char *s, struct ltap_textrec *r)
 	}
 	while (*s == ' ')
 		s++;
-	dash = strrchr(s, '-');
+	dash = last_of(s, end, '-');
 	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
 		return -1;
 	if (text_int(dash + 1, &tid) != 0)
@@ -314,8 +334,9 @@ const char *ltap_textrec_field(struct ltap_textrec *r, const char *key)
 	return NULL;
 }
 
-/* "name: info", "sys_name(args)" or "sys_name -> ret": the event and its info */
-static int event_column(char *rest, struct ltap_textrec *r)
+/* "name: info", "sys_name(args)" or "sys_name -> ret": the event, its
+ * name's length in *len, and its info */
+static int event_column(char *rest, struct ltap_textrec *r, size_t *len)
 {
 	size_t n = strcspn(rest, ":( ");
 	char *end;
@@ -329,9 +350,11 @@ static int event_column(char *rest, struct ltap_textrec *r)
 		r->info = rest + n + 1 + (rest[n + 1] == ' ');
 		/* trace_marker writes print as tracing_mark_write: the event is
 		 * ftrace:print, its text the field buf */
-		if (strcmp(rest, "tracing_mark_write") == 0) {
+		*len = n;
+		if (rest[0] == 't' && strcmp(rest, "tracing_mark_write") == 0) {
 			r->form = LTAP_TEXT_MARKER;
 			r->event = "print";
+			*len = 5;
 		}
 		return 0;
 	}
@@ -353,6 +376,7 @@ static int event_column(char *rest, struct ltap_textrec *r)
 		return -1;
 	}
 	r->event = r->evname;
+	*len = strlen(r->evname);
 	return 0;
 }
 
@@ -361,16 +385,19 @@ static int event_column(char *rest, struct ltap_textrec *r)
 static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 {
 	struct ltap_textrec *r = &t->rec;
-	char *rest, *tok;
+	char *rest, *tok, *task_end;
+	size_t nlen;
 	uint64_t ts = 0;
 	int cpu, id;
 
 	if (len && line[len - 1] == '\n')
 		line[len - 1] = 0;
-	if (line[0] == '#' || !line[strspn(line, " \t")])
-		return 1; /* a header or an empty line: not an event, not malformed */
-	rest = cpu_column(line, &cpu);
-	if (!rest || task_column(line, r))
+	if (line[0] == '#')
+		return 1; /* a header: not an event, not malformed */
+	rest = cpu_column(line, &cpu, &task_end);
+	if (!rest) /* an empty line is not malformed either */
+		return line[strspn(line, " \t")] ? -1 : 1;
+	if (task_column(line, task_end, r))
 		return -1;
 	/* [irq flags] timestamp: */
 	for (int i = 0; i < 2; i++) {
@@ -390,9 +417,18 @@ static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 	}
 	while (*rest == ' ')
 		rest++;
-	if (event_column(rest, r))
+	if (event_column(rest, r, &nlen))
 		return -1;
-	id = ltap_textsrc_id(t, r->event);
+	if (nlen && nlen == t->last_len && memcmp(r->event, t->last_name, nlen) == 0) {
+		id = t->last_id;
+	} else {
+		id = ltap_textsrc_id(t, r->event);
+		if (nlen < sizeof t->last_name) {
+			memcpy(t->last_name, r->event, nlen);
+			t->last_len = nlen;
+			t->last_id = id;
+		}
+	}
 	if (id < 0 && !(t->names.wanted && t->names.wanted(t->names.ud, r->event))) {
 		/* remembered up to a bound: a text of endless names takes no memory */
 		if (t->unwanted < TEXT_NAMES_MAX && ltap_textsrc_set_id(t, r->event, 0) == 0)
@@ -427,6 +463,7 @@ static int text_read(struct ltap_textsrc *t)
 	n = read(t->fd, t->buf + t->tail, TEXT_BUF - t->tail);
 	if (n > 0) {
 		t->tail += (size_t)n;
+		t->nread += (uint64_t)n;
 		return 1;
 	}
 	if (n < 0 && errno == EINTR)
@@ -633,6 +670,19 @@ static void text_span(struct ltap_source *src, uint64_t *start, uint64_t *end)
 	*end = 0;
 }
 
+/* bytes cut into lines, of the file's size (a pipe's is not known) */
+static int text_progress(struct ltap_source *src, uint64_t *done, uint64_t *total)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)src;
+	struct stat st;
+
+	if (t->fd < 0)
+		return -1;
+	*done = t->nread - (t->tail - t->head);
+	*total = fstat(t->fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return LTAP_PROGRESS_BYTES;
+}
+
 /* A read error ends the run; lines that were no events are told. */
 static int text_finish(struct ltap_source *src)
 {
@@ -661,6 +711,7 @@ static const struct ltap_source_ops text_source_ops = {
 	.close = text_close,
 	.between = text_between,
 	.span = text_span,
+	.progress = text_progress,
 };
 
 struct ltap_textsrc *ltap_textsrc_new(const char *path, const struct ltap_textsrc_names *names)

@@ -40,6 +40,7 @@
 #include "symbols.h"
 #include "targetopt.h"
 #include "timer.h"
+#include "undo.h"
 #include "uprobe.h"
 
 #include <errno.h>
@@ -190,7 +191,7 @@ static int host_init(struct ltap_ctx *ctx, const struct ltap_options *opt)
 		ltap_err("cannot make a host: %d hosts live in this process already", LTAP_OWNER_MAX);
 		return -EMFILE;
 	}
-	ltap_guardian_hold();
+	ltap_guardian_hold(ltap_undo_table);
 	ctx->proc = ltap_proc_new();
 	ctx->syms = ltap_symbols_new();
 	ctx->loop = ltap_loop_new(&(struct ltap_loop_hooks){0});

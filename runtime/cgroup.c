@@ -110,8 +110,19 @@ int ltap_cgroup_empty(const char *path)
 
 	snprintf(file, sizeof file, "%s/cgroup.events", path);
 	f = fopen(file, "r");
+	if (!f && errno == ENOENT) {
+		/* cgroup v1 has no cgroup.events: whether cgroup.procs lists a
+		 * process (none there: the cgroup is gone already) */
+		int pid;
+		snprintf(file, sizeof file, "%s/cgroup.procs", path);
+		if (!(f = fopen(file, "r")))
+			return errno == ENOENT;
+		empty = fscanf(f, "%d", &pid) != 1;
+		fclose(f);
+		return empty;
+	}
 	if (!f)
-		return errno == ENOENT; /* gone already */
+		return 0;
 	while (fgets(line, sizeof line, f))
 		if (strncmp(line, "populated ", 10) == 0)
 			empty = line[10] == '0';

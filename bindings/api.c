@@ -12,6 +12,7 @@
 #include "ctx.h"
 
 #include "api.h"
+#include "metrics.h"
 
 #include <lauxlib.h>
 #include <string.h>

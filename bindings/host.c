@@ -18,6 +18,8 @@
 #include "catalog.h"
 #include "guardian.h"
 #include "log.h"
+#include "metrics.h"
+#include "metrics_serve.h"
 #include "owner.h"
 #include "proc.h"
 #include "readfile.h"

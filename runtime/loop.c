@@ -292,6 +292,20 @@ static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
 	return best;
 }
 
+/* When the run's own end (a one-shot timer of negative id, -d) is due;
+ * UINT64_MAX without one. */
+static uint64_t loop_end_due(const struct ltap_loop *loop)
+{
+	uint64_t end = UINT64_MAX;
+
+	for (int i = 0; i < loop->ntimers; i++) {
+		const struct loop_timer *t = &loop->timers[i];
+		if (t->active && t->id < 0 && !t->period && t->due < end)
+			end = t->due;
+	}
+	return end;
+}
+
 static int loop_fire(struct ltap_loop *loop, struct loop_timer *t)
 {
 	uint64_t at = t->due;
@@ -361,6 +375,13 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		t = loop_next_timer(loop);
 		if (t && t->due <= tm_wm && t->due <= ts) {
 			uint64_t bound = tm_wm != UINT64_MAX ? tm_wm : ts;
+			if (loop->realtime && t->period && t->due + t->period <= bound) {
+				/* never past the run's end: the last tick due by
+				 * then runs before it, however late the loop is */
+				uint64_t end = loop_end_due(loop);
+				if (end < bound)
+					bound = end;
+			}
 			if (loop->realtime && t->period && t->due + t->period <= bound) {
 				/* more than a period behind the clock (a slow handler,
 				 * a tiny interval): only the last tick due runs, after

@@ -387,7 +387,11 @@ struct ltap_symtab *ltap_symtab_new(Dwfl_Module *mod)
 	if ((rc = symtab_symbols(t, mod)) || (rc = symtab_index(t)))
 		goto fail;
 	/* PLT names need the ELF file itself: a debug file has no PLT contents */
-	if (elf && (!(t->scns = ltap_scns_new(elf)) || (rc = symtab_plt(t, elf, bias)) || (rc = symtab_index(t))))
+	if (elf && !(t->scns = ltap_scns_new(elf))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (elf && ((rc = symtab_plt(t, elf, bias)) || (rc = symtab_index(t))))
 		goto fail;
 	return t;
 fail:

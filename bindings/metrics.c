@@ -10,23 +10,21 @@
  * costs, and its keys are bounded by the aggregate's max_keys (drops are
  * counted and exported as ltap_metric_dropped_total).
  *
- * This file declares metrics and owns their list (metrics.h); the
- * rendering is metrics_render.c, ltap's own figures metrics_own.c,
- * --export-all metrics_export.c, --serve metrics_serve.c. */
+ * This file declares metrics into the set (metrics_set.c); the rendering
+ * is metrics_render.c, ltap's own figures metrics_own.c, --export-all
+ * metrics_export.c, --serve metrics_serve.c. */
 #include "metrics.h"
 
 #include "ctx.h"
-#include "log.h"
 #include "metrics_export.h"
 #include "metrics_render.h"
-#include "serve.h"
+#include "metrics_set.h"
 
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define METRICS_DEFAULT_KEYS 10000   /* keys of an aggregate a declaration makes */
 
@@ -162,31 +160,6 @@ static void new_source(lua_State *L, int opts, enum ltap_expo_type type)
 	lua_call(L, 1, 1);
 }
 
-static void metric_free(struct metric *m)
-{
-	free(m->name);
-	free(m->help);
-	for (int j = 0; j < m->nlabels; j++)
-		free(m->labels[j]);
-}
-
-struct metric *ltap_metric_add(lua_State *L, struct ltap_metrics *ms)
-{
-	if (ms->n == ms->cap) {
-		int cap = ms->cap ? ms->cap * 2 : 16;
-		struct metric *m = realloc(ms->m, (size_t)cap * sizeof *m);
-		if (!m)
-			luaL_error(L, "metrics: out of memory");
-		ms->m = m;
-		ms->cap = cap;
-	}
-	memset(&ms->m[ms->n], 0, sizeof ms->m[ms->n]);
-	ms->m[ms->n].lo_mark = ms->m[ms->n].hi_mark = -1;
-	ms->m[ms->n].scale = 1;
-	ms->m[ms->n].source = LUA_NOREF;
-	return &ms->m[ms->n++];
-}
-
 /* metrics.counter|gauge|histogram(NAME, [OPTS]) -> the source: OPTS are
  * help, labels, source (an aggregate, a table, a function), value ("sum"
  * or "count" of an aggregate), max_keys (of the aggregate made when there is
@@ -254,31 +227,13 @@ static int metrics_declare(lua_State *L)
 		if ((m->labels[i] = strdup(labels[i])))
 			m->nlabels++;
 	if (!m->name || (help && !m->help) || m->nlabels != nlabels) {
-		metric_free(m);
-		ms->n--;
+		ltap_metric_drop_last(ms);
 		luaL_error(L, "metrics: out of memory");
 	}
 	lua_pushvalue(L, 4);
 	m->source = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_pushvalue(L, 4);
 	return 1;
-}
-
-void ltap_metrics_free(struct ltap_ctx *ctx)
-{
-	struct ltap_metrics *ms = ctx->metrics;
-
-	if (!ms)
-		return;
-	if (ms->handler_errors)
-		ltap_warn("serving: %llu handler errors in all", (unsigned long long)ms->handler_errors);
-	ltap_server_close(ms->server);
-	for (int i = 0; i < ms->n; i++)
-		metric_free(&ms->m[i]);
-	free(ms->m);
-	ltap_expo_free(&ms->x);
-	free(ms);
-	ctx->metrics = NULL;
 }
 
 /* --------------------------------------------------------------- module */
@@ -294,13 +249,9 @@ void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx)
 		const char *name;
 		enum ltap_expo_type type;
 	} kinds[] = {{"counter", LTAP_EXPO_COUNTER}, {"gauge", LTAP_EXPO_GAUGE}, {"histogram", LTAP_EXPO_HISTOGRAM}};
-	struct timespec ts;
 
-	ctx->metrics = calloc(1, sizeof *ctx->metrics);
-	if (!ctx->metrics)
+	if (!(ctx->metrics = ltap_metrics_new()))
 		luaL_error(L, "metrics: out of memory");
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ctx->metrics->start_unix = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	luaL_newlib(L, metrics_funcs);
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		lua_pushinteger(L, kinds[i].type);

@@ -1,58 +1,14 @@
-/* metrics.h: the metrics a script declared, as the metrics files share
- * them. metrics.c declares them (metrics.counter/gauge/histogram) and owns
- * the set; metrics_render.c renders it, metrics_own.c adds ltap's own
- * figures, metrics_export.c adds --export-all's, metrics_serve.c answers
- * scrapes with it. */
+/* metrics.h: the "metrics" table of scripts (metrics.c): metrics.counter,
+ * metrics.gauge, metrics.histogram and metrics.render, and ltap.serving. */
 #ifndef LTAP_BINDINGS_METRICS_H
 #define LTAP_BINDINGS_METRICS_H
 
-#include "expo.h"
-
 #include <lua.h>
-#include <stdint.h>
 
 struct ltap_ctx;
-struct ltap_server;
 
-#define METRICS_MAX_LABELS 16
-
-/* what a counter or gauge over an aggregate shows */
-enum { METRIC_SUM, METRIC_COUNT };
-
-
-struct metric {
-	char *name;         /* the family's name (a counter's without _total) */
-	char *help;
-	enum ltap_expo_type type;
-	char *labels[METRICS_MAX_LABELS];
-	int nlabels;
-	int auto_labels;    /* --export-all: key, or key1..keyN, as the aggregate's keys come */
-	int value;          /* VALUE_*: what a counter or gauge of an aggregate shows */
-	double scale;       /* values (and bucket bounds) are multiplied by it */
-	int source;         /* registry ref */
-	int max_series;     /* a table's or function's series shown at most */
-	int lo_mark, hi_mark; /* histogram: the buckets shown so far (-1: none) */
-	int64_t skipped;    /* a table's series over max_series at the last scrape */
-	int warned;
-};
-
-struct ltap_metrics {
-	struct metric *m;
-	int n, cap;
-	struct ltap_server *server;
-	uint64_t attach_ns;
-	double start_unix;
-	uint64_t handler_errors, suppressed, last_summary;
-	int errors_shown;
-	struct ltap_expo x;  /* the rendering in progress */
-};
-
-/* metrics.* and ltap.serving in the script's environment */
+/* metrics.* and ltap.serving in the script's environment; the set
+ * (metrics_set.h) in ctx->metrics */
 void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx);
-/* the declarations and the server, at the end of the run */
-void ltap_metrics_free(struct ltap_ctx *ctx);
-/* a new metric at the end of ms's list, zeroed but for its defaults (no
- * source, no histogram marks, scale 1); raises when out of memory */
-struct metric *ltap_metric_add(lua_State *L, struct ltap_metrics *ms);
 
 #endif

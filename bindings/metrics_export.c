@@ -6,7 +6,7 @@
 
 #include "ctx.h"
 #include "log.h"
-#include "metrics.h"
+#include "metrics_set.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -172,7 +172,7 @@ static int export_all_protected(lua_State *L)
 		m->type = sh.hist ? LTAP_EXPO_HISTOGRAM : LTAP_EXPO_SUMMARY;
 		m->auto_labels = 1;
 		if (!(m->name = strdup(name))) {
-			ms->n--;
+			ltap_metric_drop_last(ms);
 			return luaL_error(L, "metrics: out of memory");
 		}
 		lua_pushvalue(L, agg);

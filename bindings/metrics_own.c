@@ -5,7 +5,7 @@
 
 #include "ctx.h"
 #include "expo.h"
-#include "metrics.h"
+#include "metrics_set.h"
 #include "serve.h"
 #include "source.h"
 

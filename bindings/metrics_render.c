@@ -8,8 +8,8 @@
 #include "ctx.h"
 #include "expo.h"
 #include "log.h"
-#include "metrics.h"
 #include "metrics_own.h"
+#include "metrics_set.h"
 
 #include <lauxlib.h>
 #include <math.h>

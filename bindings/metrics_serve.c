@@ -7,9 +7,9 @@
 
 #include "ctx.h"
 #include "log.h"
-#include "metrics.h"
 #include "metrics_export.h"
 #include "metrics_render.h"
+#include "metrics_set.h"
 #include "serve.h"
 
 #include <string.h>

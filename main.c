@@ -157,7 +157,8 @@ int main(int argc, char **argv)
 		{"check-script", no_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
-	LTAP_HOST_OPTS(o, .output = stdout, .error_output = stderr, .log = log_stderr, .exclude_self = 1);
+	LTAP_HOST_OPTS(o, .output = stdout, .error_output = stderr, .log = log_stderr, .exclude_self = 1,
+		       .progress = stderr);
 	const char *code = NULL, *name;
 	int c, rc, load_only = 0, given_p = 0, given_d = 0, given_r = 0;
 	ltap_host *h;
@@ -258,6 +259,8 @@ int main(int argc, char **argv)
 	}
 	if (!code && optind >= argc)
 		return usage(stderr, 2);
+	if (o.json)
+		o.progress = NULL; /* JSON output never has a progress line */
 	/* bad options are usage errors (exit 2), found before anything starts */
 	if ((rc = ltap_host_new(&h, &o)) != 0) {
 		ltap_host_free(h);

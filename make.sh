@@ -2,6 +2,7 @@
 # make.sh: the two set-up commands of the README, on a fresh Debian 12 as root.
 #   ./make.sh pagealloc [INTERVAL]  install, build, run the page-allocation report
 #   ./make.sh test                  install, build (plain and ASan+UBSan), run every test
+#   ./make.sh deb                   install, build the Debian package (build-deb/ltap_*.deb)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -19,12 +20,17 @@ PKGS="build-essential cmake pkg-config liblua5.4-dev libtracefs-dev libtraceeven
 # hosts of require "ltap" in the embedding test (tests/live/embed.sh).
 # tmux: a real terminal for ltap top's test (a pane, its screen captured);
 # linux-perf: perf record, perf annotate and perf script, the peers of the
-# profile, flame graph and annotate tests.
+# profile, flame graph and annotate tests; bpftrace: the peer of ltap
+# offcpu's test (sched_switch with user stacks on the same workload).
 # pandoc: the manual pages from docs/ (built whenever pandoc is there; the
-# test builds require them, -DLTAP_MAN=ON).
+# test builds and the package require them, -DLTAP_MAN=ON).
+DEB_PKGS="pandoc"
 # qemu-system-x86 (with SeaBIOS and QEMU's option ROMs): the guest ltap vmboot's
 # test boots under KVM.
-TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf pandoc lua5.4 lua-luv qemu-system-x86"
+# clang: the build test builds every build type with gcc and clang (with
+# ninja-build: a fifth less time than make); lintian: the reviewer of the
+# Debian package the tests build.
+TEST_PKGS="python3 trace-cmd chromium perl linux-doc-6.1 elfutils libc6-dbg prometheus python3-prometheus-client tmux linux-perf lua5.4 lua-luv qemu-system-x86 bpftrace clang ninja-build lintian $DEB_PKGS"
 
 install_deps() { # install_deps PACKAGES...
   local missing=""
@@ -37,9 +43,9 @@ install_deps() { # install_deps PACKAGES...
   fi
 }
 
-build() { # build DIR [CMAKE ARGS...]
+build() { # build DIR [CMAKE ARGS...]: the project's own builds, warnings as errors
   local dir=$1; shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLTAP_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j"$(nproc)"
 }
 
@@ -61,8 +67,12 @@ case "${1:-}" in
     (cd build-asan && ctest --output-on-failure) || rc=1
     exit $rc
     ;;
+  deb)
+    install_deps $PKGS $DEB_PKGS
+    exec dist/deb.sh build-deb
+    ;;
   *)
-    echo "usage: $0 pagealloc [INTERVAL] | test" >&2
+    echo "usage: $0 pagealloc [INTERVAL] | test | deb" >&2
     exit 2
     ;;
 esac

@@ -35,16 +35,21 @@ best() { local b=999999 t; for _ in 1 2 3; do t=$(secs "$@"); b=$(awk -v a=$b -v
 count=$(best "$LTAP" --input $TMP/trace.txt $TMP/count.lua)
 [[ $(awk '{s += $2} END {print s}' $TMP/out) == "$lines" ]] || die "the counting script did not count every line"
 port=$(best "$LTAP" --input $TMP/trace.txt pagealloc-postprocess)
+port_rw=$(best "$LTAP" --input $TMP/rewritten.txt pagealloc-postprocess)
+port_lua=$(best "$LTAP" --input $TMP/rewritten.txt pagealloc-postprocess --read-procstat)
 filt=$(best "$LTAP" --input $TMP/trace.txt -e 'n = 0 probe("kmem:mm_page_alloc", "order > 0 || gfp_flags & 0x100", function(e) n = n + 1 end)')
 pl_raw=$(best original $TMP/trace.txt)
 pl_rw=$(best original $TMP/rewritten.txt)
-awk -v n=$lines -v c=$count -v p=$port -v f=$filt -v r=$pl_raw -v w=$pl_rw -v size=$(stat -c %s $TMP/trace.txt) 'BEGIN {
+awk -v n=$lines -v c=$count -v p=$port -v prw=$port_rw -v pl=$port_lua -v f=$filt -v r=$pl_raw -v w=$pl_rw -v size=$(stat -c %s $TMP/trace.txt) 'BEGIN {
   printf "text trace: %d lines, %.1f MB (irq-flags column); best of 3 runs\n", n, size / 1e6
   printf "%-52s %7.3f s %11.0f lines/s\n", "ltap --input, Lua count per comm (every event)", c, n / c
   printf "%-52s %7.3f s %11.0f lines/s\n", "ltap --input, typed fields + user-space filter", f, n / f
   printf "%-52s %7.3f s %11.0f lines/s\n", "ltap --input pagealloc-postprocess", p, n / p
+  printf "%-52s %7.3f s %11.0f lines/s\n", "ltap --input pagealloc-postprocess, rewritten", prw, n / prw
+  printf "%-52s %7.3f s %11.0f lines/s\n", "  the same, every event to Lua handlers (--read-procstat)", pl, n / pl
   printf "%-52s %7.3f s %11.0f lines/s\n", "Perl original, same file (reads no line of it)", r, n / r
   printf "%-52s %7.3f s %11.0f lines/s\n", "Perl original, rewritten into its variant", w, n / w
   printf "ratio Perl (rewritten) / ltap count: %.1fx; / ltap pagealloc-postprocess: %.1fx\n", w / c, w / p
+  printf "ratio on the rewritten file (the variant the original reads): Perl / ltap pagealloc-postprocess %.1fx (its Lua-handler path %.1fx)\n", w / prw, w / pl
   printf "ratio Perl (same file) / ltap count: %.1fx; / ltap pagealloc-postprocess: %.1fx\n", r / c, r / p
 }'

@@ -81,9 +81,14 @@ trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
 list_instances() { (cd "$TRACEFS/instances" && ls -1A) 2>/dev/null | sort; }
 INST0=$(list_instances)
 check_clean() {
-	local what=$1 inst new se
-	inst=$(list_instances)
-	new=$(comm -13 <(printf '%s\n' "$INST0") <(printf '%s\n' "$inst") | sed '/^$/d')
+	local what=$1 inst new se i
+	# an ltap's instance is removed by its guardian beside its exit: give it 2 s
+	for ((i = 0; i < 200; i++)); do
+		inst=$(list_instances)
+		new=$(comm -13 <(printf '%s\n' "$INST0") <(printf '%s\n' "$inst") | sed '/^$/d')
+		[[ -z $new ]] && break
+		snooze 0.01
+	done
 	se=$(cat "$TRACEFS/set_event")
 	if [[ -n $new || -n $se ]]; then
 		echo "run.sh: kernel tracing state not clean after $what:" >&2
@@ -131,10 +136,28 @@ if [[ -n $INST0 ]]; then
 fi
 echo
 
+# the floor: a bare C reader of the same kind of ring (bench/floor.c)
+FLOOR=$TMP/floor
+gcc -O2 -I "$TOP/runtime" -o "$FLOOR" "$HERE/floor.c" || die "cannot compile bench/floor.c"
+# ltap's other ways of counting: the C aggregate fed from Lua
+{ echo 'local n = stats()'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}function(e) n:inc(e.comm) end)"
+  cat <<'EOF2'
+finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "table" and v.count or v) end end)
+EOF2
+} >"$TMP/count_stats.lua"
+
+# and the aggregate fed in C, with no Lua per event (s:by)
+{ echo 'local n = stats()'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}n:by(\"comm\"))"
+  echo 'finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "table" and v.count or v) end end)'
+} >"$TMP/count_feed.lua"
+
 # per-tool arrays of per-round values
 declare -a base_w bt_w bt_cpu bt_cnt bt_lost bt_att pf_w pf_cpu pf_cnt pf_dup pf_lost pf_rec pf_att
 declare -a lt_w lt_cpu lt_cnt lt_lost lt_miss lt_att
 declare -a lb_w lb_cpu lb_cnt lb_lost lb_miss lb_att
+declare -a ls_w ls_cpu ls_cnt ls_lost ls_miss ls_att
+declare -a fl_w fl_cpu fl_cnt fl_lost fl_att
+declare -a lf_w lf_cpu lf_cnt lf_lost lf_miss lf_att
 
 run_workload() {     # -> WALL (ns)
 	local a
@@ -211,12 +234,30 @@ round_perf() {
 	check_clean perf
 }
 
-round_ltap() {     # round_ltap BIN PREFIX: PREFIX lt (LTAP) or lb (BASE)
-	local bin=$1 out=$TMP/lt.out err=$TMP/lt.err pid t0 cnt lost
+round_floor() {
+	local out=$TMP/fl.out err=$TMP/fl.err pid t0 cnt
+	: >"$out"; : >"$err"
+	now_us; t0=$NOW
+	"$FLOOR" "$EVENT" >"$out" 2>"$err" &
+	pid=$!; PIDS+=("$pid")
+	wait_line "$err" "attached" 30 "$pid" || { cat "$err" >&2; die "floor did not attach"; }
+	now_us; fl_att+=("$(((NOW - t0)))")
+	measure_traced "$pid"
+	fl_w+=("$WALL"); fl_cpu+=("$CPU_NS")
+	kill -INT "$pid"; wait "$pid" || echo "run.sh: floor exited $?" >&2
+	cnt=$(awk '$1 == "getppid_loop" {print $2}' "$out")
+	fl_cnt+=("${cnt:-0}")
+	fl_lost+=("$(awk '$1 == "lost" {print $2}' "$out")")
+	check_clean floor
+}
+
+round_ltap() {     # round_ltap BIN PREFIX [SCRIPT]: PREFIX lt (LTAP), lb (BASE), ls (stats)
+	local bin=$1 script=${3:-$TMP/count.lua} out=$TMP/lt.out err=$TMP/lt.err pid t0 cnt lost
 	local -n w=${2}_w cpu=${2}_cpu cnts=${2}_cnt losts=${2}_lost miss=${2}_miss att=${2}_att
 	: >"$out"; : >"$err"
 	now_us; t0=$NOW
-	run_lt "$bin" -v "$TMP/count.lua" >"$out" 2>"$err" &
+	# (env execs ltap: $! is ltap itself, whose CPU is measured)
+	env LD_LIBRARY_PATH="$(dirname "$bin")" "$bin" -v "$script" >"$out" 2>"$err" &
 	pid=$!; PIDS+=("$pid")
 	wait_line "$err" "attached in" 30 "$pid" || { cat "$err" >&2; die "ltap did not attach"; }
 	now_us; att+=("$(((NOW - t0)))")
@@ -227,7 +268,7 @@ round_ltap() {     # round_ltap BIN PREFIX: PREFIX lt (LTAP) or lb (BASE)
 	cnts+=("${cnt:-0}")
 	lost=$(sed -n 's/^ltap: lost \([0-9]*\) events.*/\1/p' "$err")
 	losts+=("${lost:-0}"); miss+=("$((N - ${cnt:-0}))")
-	grep -v -e '^ltap: attached in' -e '^ltap: lost' -e '^ltap: command' "$err" >&2
+	grep -v -e '^ltap: attached in' -e '^ltap: lost' -e '^ltap: command' -e '^ltap: clock: ' -e '^ltap: probe' "$err" >&2
 	check_clean ltap
 }
 
@@ -236,7 +277,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	round_base
 	printf ', bpftrace'; round_bpftrace
 	printf ', perf'; round_perf
+	printf ', floor'; round_floor
 	printf ', ltap'; round_ltap "$LT" lt
+	printf ', ltap stats()'; round_ltap "$LT" ls "$TMP/count_stats.lua"
+	printf ', ltap s:by'; round_ltap "$LT" lf "$TMP/count_feed.lua"
 	[[ -n $LB ]] && { printf ', ltap (BASE)'; round_ltap "$LB" lb; }
 	printf '\n'
 done
@@ -311,7 +355,10 @@ echo "|----------|--------|-------------------|---------------------|-----------
 row none "${base_w[*]}" - - -
 row bpftrace "${bt_w[*]}" "${bt_cpu[*]}" "$(cell "${bt_cnt[@]}")" "$(cell "${bt_lost[@]}")"
 row perf "${pf_w[*]}" "${pf_cpu[*]}" "$(cell "${pf_cnt[@]}")" "$(cell "${pf_lost[@]}")"
+row floor "${fl_w[*]}" "${fl_cpu[*]}" "$(cell "${fl_cnt[@]}")" "$(cell "${fl_lost[@]}")"
 row ltap "${lt_w[*]}" "${lt_cpu[*]}" "$(cell "${lt_cnt[@]}")" "$(cell "${lt_lost[@]}")"
+row stats "${ls_w[*]}" "${ls_cpu[*]}" "$(cell "${ls_cnt[@]}")" "$(cell "${ls_lost[@]}")"
+row feed "${lf_w[*]}" "${lf_cpu[*]}" "$(cell "${lf_cnt[@]}")" "$(cell "${lf_lost[@]}")"
 [[ -n $LB ]] && row base "${lb_w[*]}" "${lb_cpu[*]}" "$(cell "${lb_cnt[@]}")" "$(cell "${lb_lost[@]}")"
 echo
 echo "counted: bpftrace '@[getppid_loop]', perf 'perf script | grep -c getppid_loop', ltap 'getppid_loop <n>'."
@@ -335,6 +382,10 @@ r_pf=$(awk -v a="$SLOW_ltap" -v b="$SLOW_perf" 'BEGIN {if (b > 0) printf "%.2f",
 t_bt=$(awk -v a="$SLOW_ltap" -v c="$CPU_ltap" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')
 echo "ratios: slowdown ltap/bpftrace = $r_bt, ltap/perf = $r_pf;" \
 	"(slowdown + tracer CPU) ltap/bpftrace = $t_bt"
+echo "tracer CPU against the floor's: ltap (Lua table) $(awk -v a="$CPU_ltap" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
+	"ltap stats():inc $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
+	"ltap s:by (in C) $(awk -v a="$CPU_feed" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x;" \
+	"(slowdown + tracer CPU) of s:by against bpftrace's: $(awk -v a="$SLOW_feed" -v c="$CPU_feed" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')x"
 if [[ -n $LB ]]; then
 	echo "ltap against BASE ($BASE): slowdown $(awk -v a="$SLOW_ltap" -v b="$SLOW_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x," \
 		"tracer CPU $(awk -v a="$CPU_ltap" -v b="$CPU_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x"

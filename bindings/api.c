@@ -12,7 +12,9 @@
 #include "ctx.h"
 
 #include "api.h"
+#include "feed.h"
 #include "metrics.h"
+#include "version.h"
 
 #include <lauxlib.h>
 #include <string.h>
@@ -56,6 +58,8 @@ static const struct api_func {
 	{"ltap", "folded_name", stack_folded_name},
 	/* stackcount.c: samples counted per distinct stack */
 	{"ltap", "stackcount", stackcount_new},
+	/* offcpu.c: off-CPU time per blocked stack, counted in C */
+	{"ltap", "offcpu", offcpu_offcpu},
 	/* flame.c: flame graphs' frames, folded and perf script text, in C */
 	{"ltap", "flame_layout", flame_layout},
 	{"ltap", "flame_sort", flame_sort},
@@ -87,8 +91,10 @@ static const struct api_part {
 	{"begin and finish hooks (run.c)", ltap_open_run},
 	{"the timers table (timer.c)", ltap_open_timer},
 	{"ltap.stats (stats.c)", ltap_open_stats},
+	{"ltap.feed, s:by's aggregates fed in C (feed.c)", ltap_open_feed},
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
+	{"ltap.offcpu's state (offcpu.c)", ltap_open_offcpu},
 	{"ltap.flame, a laid-out flame graph (flame.c)", ltap_open_flame},
 	{"ltap.event, the reused event object (event.c)", ltap_open_event},
 	{"metrics.* and ltap.serving (metrics.c)", ltap_open_metrics},
@@ -125,8 +131,14 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 	lua_newtable(L); /* ltap: its values, then its functions */
 	lua_pushboolean(L, !ctx->opt.input);
 	lua_setfield(L, -2, "live");
-	lua_pushstring(L, ltap_version());
+	lua_pushstring(L, ctx->opt.input); /* nil when live */
+	lua_setfield(L, -2, "input");
+	lua_pushstring(L, ltap_version_number());
 	lua_setfield(L, -2, "version");
+	if (*ltap_version_commit()) {
+		lua_pushstring(L, ltap_version_commit());
+		lua_setfield(L, -2, "commit");
+	}
 	lua_pushstring(L, ctx->opt.json ? "json" : "text");
 	lua_setfield(L, -2, "format");
 	lua_setfield(L, -2, "ltap");

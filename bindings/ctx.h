@@ -41,6 +41,11 @@ struct ltap_probe {
 	/* profile(HZ, COUNTS): samples counted straight into an ltap.stackcount,
 	 * no Lua call per sample (*count NULL once the count is closed) */
 	struct ltap_stackcount **count;
+	/* a handler in C (ltap.offcpu): no event table, no Lua call; nonzero
+	 * ends the run (it said why) */
+	int (*cfn)(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r);
+	void *cdata;
+	int cdata_owned;              /* cdata is the probe's: freed with it (a feed's) */
 	char where[128];              /* "file:line:" of the declaration */
 	/* hits: events that reached the handler (or count), an increment on
 	 * the per-event path; the rest is probestats.c's, once a second */
@@ -85,7 +90,13 @@ struct ltap_evdesc {
 	struct tep_format_field **fields; /* own fields, code i -> fields[i-1] */
 	int nfields;
 	struct ltap_probe *probes;
-	int perf;         /* served by the perf ring (stacks), not the instance */
+	/* under -p / -c, the instance serves the stack probes too: the events
+	 * about a target that the running task is not (desc.c, dispatch.c) */
+	int copies;
+	int switches;     /* the targets' switches in, from perf's context-switch records */
+	/* a tracepoint's chains: the first kernel frame seen to be the tracing's
+	 * own (__traceiter_NAME), and one seen not to be (stack.c) */
+	uint64_t tracing_leaf, traced_leaf;
 	struct ltap_task_event *task; /* a task event ltap follows names through */
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 	/* e.sym: the print format's names of field values (symbolic.c), made
@@ -132,6 +143,7 @@ struct ltap_options {
 	const char *serve;       /* --serve [ADDR:]PORT */
 	int export_all;          /* --export-all */
 	int exclude_self;        /* the process's own events left out, system-wide */
+	FILE *progress;          /* a terminal for the progress line of long work, or NULL (progress.h) */
 };
 
 /* The Lua state's memory (memory.c). */
@@ -169,6 +181,7 @@ enum {
 struct ltap_host_io {
 	FILE *out, *err;          /* io.stdout / print, io.stderr */
 	FILE *own_out, *own_err;  /* those the host made (discard, to the log) */
+	struct ltap_progress *progress; /* a replay's line, or a large input's being read (flame.c) */
 	struct ltap_log_target log; /* this host's messages: host_log */
 	ltap_log_fn user_log;     /* the host's own callback, or NULL */
 	void *user_ud;
@@ -250,12 +263,17 @@ struct ltap_ctx {
 	int env_ref;        /* registry ref: the script environment (module: a table
 			     * of its own; else the globals) */
 	int sources_opened; /* 1 opened, -1 failed, 0 not yet (ltap_ctx_sources) */
+	char why[256];      /* why the last ltap_probe_on failed, "" for want of memory */
 	int serial;         /* its number among the process's hosts (owner.h): its names */
 	int attached;       /* the start attached everything: a drain and finish hooks */
 };
 
 #define LTAP_TIMER_DURATION (-1)
 #define LTAP_TIMER_PROBES (-2) /* probestats.c's check of the probes' rates, once a second */
+/* synthetic events (profiles, perf's switch records) take ids down from
+ * here, counted by ctx->nprofiles: above any tracepoint's */
+#define LTAP_SYNTHETIC_ID_TOP 65535
+#define LTAP_MAX_SYNTHETIC 16
 #define LTAP_MAX_DRAIN 2000000000ull /* ns: the final drain's default bound (--max-drain) */
 
 /* the thread id a record of d carries (its common_pid) */
@@ -356,9 +374,12 @@ struct ltap_evdesc *ltap_desc_of(lua_State *L, struct ltap_ctx *ctx, struct tep_
 struct ltap_evdesc *ltap_desc_at(struct ltap_ctx *ctx, int id);
 /* the function at stack index fn as a handler; returns its index */
 int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn);
-/* a probe of d calling handler; NULL when out of memory */
+/* a probe of d calling handler (a feed's probe adds in C: feed.h); NULL
+ * when out of memory or a feed's names do not fit d (ctx->why says) */
 struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
 				 const char *where);
+/* raises why the last ltap_probe_on failed */
+int ltap_probe_raise(lua_State *L, struct ltap_ctx *ctx);
 /* declares a probe of d with the handler at stack index fn (raises) */
 struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct ltap_evdesc *d, int fn,
 				  const char *filter);
@@ -475,7 +496,15 @@ struct ltap_stackcount **ltap_stackcount_at(lua_State *L, int idx);
 /* one sample of r counted into *count, in its task's name; -1 when out of
  * memory (said, and the run ends) */
 int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count, const struct ltap_rec *r, int tid);
+/* n samples of r's stack in comm into sc, or with n < 0 none (the stack
+ * interned); the stack's key, or -ENOMEM after a full collection and a
+ * second try */
+long ltap_stackcount_stack(lua_State *L, struct ltap_stackcount *sc, struct ltap_ctx *ctx, const struct ltap_rec *r,
+			   const char *comm, size_t len, int64_t n);
 void ltap_open_flame(lua_State *L, struct ltap_ctx *ctx);
+/* offcpu.c: ltap.offcpu(COUNTS, OPTS), off-CPU time counted in C */
+int offcpu_offcpu(lua_State *L);
+void ltap_open_offcpu(lua_State *L, struct ltap_ctx *ctx);
 /* stack.c: e:stack() and friends, sym() */
 enum { STACK_ALL, STACK_KERNEL, STACK_USER, STACK_FOLDED, STACK_FRAME, STACK_LEAF, STACK_SCRIPT };
 /* pushes e:stack() (which: STACK_ALL/KERNEL/USER), e:folded() (STACK_FOLDED;
@@ -487,6 +516,10 @@ int ltap_stack_push(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r
 #define LTAP_STACK_MAX_FRAMES 512
 struct ltap_frame;
 int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw);
+/* frames[0..n) of r (raw: NULL or their addresses) without the tracing's
+ * own first frame of a tracepoint's chain; the number left */
+int ltap_stack_untraced(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw,
+			int n);
 /* leaf.c: e:leaf() (STACK_LEAF): sym, module, kernel, off, addr of frame 1 */
 int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r);
 /* scripttext.c: e:script(PERIOD) (STACK_SCRIPT; arg: the stack index of

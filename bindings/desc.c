@@ -7,6 +7,7 @@
 #include "ctx.h"
 
 #include "catalog.h"
+#include "feed.h"
 #include "filter.h"
 #include "log.h"
 #include "proc.h"
@@ -107,11 +108,25 @@ int ltap_handler_add(lua_State *L, struct ltap_ctx *ctx, int fn)
 	return ctx->nprobes;
 }
 
+/* the feed that handler is, or NULL (a function) */
+static const struct feed *desc_feed(struct ltap_ctx *ctx, int handler)
+{
+	const struct feed *f;
+
+	lua_getfield(ctx->L, LUA_REGISTRYINDEX, "ltap.handlers");
+	lua_rawgeti(ctx->L, -1, handler);
+	f = ltap_feed_test(ctx->L, -1);
+	lua_pop(ctx->L, 2);
+	return f;
+}
+
 struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, int handler, const char *filter,
 				 const char *where)
 {
 	struct ltap_probe *p = calloc(1, sizeof *p), **pp;
+	const struct feed *f;
 
+	ctx->why[0] = 0;
 	if (!p)
 		return NULL;
 	p->desc = d;
@@ -122,6 +137,11 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 	else
 		snprintf(p->spec, sizeof p->spec, "profile");
 	p->handler = handler;
+	if ((f = desc_feed(ctx, handler)) != NULL && ltap_feed_bind(ctx, p, f, ctx->why, sizeof ctx->why)) {
+		free(p->filter);
+		free(p);
+		return NULL;
+	}
 	*ctx->probes_tail = p;
 	ctx->probes_tail = &p->next;
 	for (pp = &d->probes; *pp; pp = &(*pp)->next_same)
@@ -139,8 +159,13 @@ struct ltap_probe *ltap_probe_add(lua_State *L, struct ltap_ctx *ctx, struct lta
 	p = ltap_probe_on(ctx, d, ltap_handler_add(L, ctx, fn), filter, lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (!p)
-		luaL_error(L, "out of memory");
+		ltap_probe_raise(L, ctx);
 	return p;
+}
+
+int ltap_probe_raise(lua_State *L, struct ltap_ctx *ctx)
+{
+	return luaL_error(L, "%s", ctx->why[0] ? ctx->why : "out of memory");
 }
 
 /* the Lua work of ltap_desc_follow_tasks, under protection */
@@ -183,32 +208,42 @@ int ltap_desc_profiles_only(struct ltap_ctx *ctx)
 	return 1;
 }
 
-/* whether a probe of d before p has p's filter */
-static int desc_filter_seen(struct ltap_evdesc *d, struct ltap_probe *p)
+/* Whether p is served by d's perf event (stack probes, profiles: call
+ * chains) or by its instance event (the others; and the stack probes'
+ * switches in and wake-ups of their targets, with copies). */
+static int desc_serves(const struct ltap_evdesc *d, const struct ltap_probe *p, int perf)
+{
+	int chains = p->stack || p->freq;
+	return perf ? chains : !chains || d->copies;
+}
+
+/* whether a probe of d, served by this event, before p has p's filter */
+static int desc_filter_seen(struct ltap_evdesc *d, struct ltap_probe *p, int perf)
 {
 	for (struct ltap_probe *q = d->probes; q != p; q = q->next_same)
-		if (strcmp(q->filter, p->filter) == 0)
+		if (desc_serves(d, q, perf) && strcmp(q->filter, p->filter) == 0)
 			return 1;
 	return 0;
 }
 
-/* The kernel's filter of an event: the union of its probes' filters (each
- * once, each also in parts), or none when one of them takes every event,
- * or ltap does (the task events it follows names with). 0, or -ENOMEM. */
-static int desc_kernel_filter(struct ltap_evdesc *d, struct ltap_source_event *ev)
+/* The kernel's filter of d's event in one ring (perf: the perf rings, else
+ * the instance): the union of its probes' filters there (each once, each
+ * also in parts), or none when one of them takes every event, or ltap does
+ * (the task events it follows names with). 0, or -ENOMEM. */
+static int desc_kernel_filter(struct ltap_evdesc *d, struct ltap_source_event *ev, int perf)
 {
 	struct ltap_source_filter *parts;
 	size_t len = 1;
 	int n = 0;
 	char *out;
 
-	if (d->task || !d->probes)
+	if ((d->task && !perf) || !d->probes)
 		return 0;
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same)
-		if (!p->filter)
+		if (desc_serves(d, p, perf) && !p->filter)
 			return 0;
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
-		if (desc_filter_seen(d, p))
+		if (!desc_serves(d, p, perf) || desc_filter_seen(d, p, perf))
 			continue;
 		len += strlen(p->filter) + 8;
 		n++;
@@ -222,7 +257,7 @@ static int desc_kernel_filter(struct ltap_evdesc *d, struct ltap_source_event *e
 	}
 	n = 0;
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
-		if (desc_filter_seen(d, p))
+		if (!desc_serves(d, p, perf) || desc_filter_seen(d, p, perf))
 			continue;
 		parts[n++] = (struct ltap_source_filter){p->filter, p->where};
 	}
@@ -238,14 +273,96 @@ static int desc_kernel_filter(struct ltap_evdesc *d, struct ltap_source_event *e
 	return 0;
 }
 
+/* whether a probe of d is served by the perf (perf) or instance ring */
+static int desc_has(const struct ltap_evdesc *d, int perf)
+{
+	for (const struct ltap_probe *p = d->probes; p; p = p->next_same)
+		if (desc_serves(d, p, perf))
+			return 1;
+	return 0;
+}
+
+/* The events the kernel's pid filter (set_event_pid, under -p and -c)
+ * selects by the task they are about as well as by the running one: a
+ * switch by its next task too, a wake-up by the woken one
+ * (kernel/trace/trace_events.c's sched_switch and sched_wakeup probes).
+ * Per-task perf events see the running task's only: a target switching
+ * back in after another task, or woken by one, is the instance's to see. */
+static int desc_subject_event(const struct tep_event *ev)
+{
+	static const char *const names[] = {"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", NULL};
+
+	if (strcmp(ev->system, "sched") != 0)
+		return 0;
+	for (const char *const *n = names; *n; n++)
+		if (strcmp(ev->name, *n) == 0)
+			return 1;
+	return 0;
+}
+
+/* --record saves what the instance's rings read; the perf rings' samples
+ * are not in it, and a trace.dat carries no call chains (nor the mappings
+ * that would name their user frames) that a replay could hand back: a
+ * stack probe or a profile would replay to nothing. Refused by name, before
+ * anything is attached; -1 when refused (logged). */
+static int desc_record_check(struct ltap_ctx *ctx)
+{
+	if (!ctx->opt.record)
+		return 0;
+	for (struct ltap_probe *p = ctx->probes; p; p = p->next) {
+		if (p->freq) {
+			ltap_err("%srecord: profile() samples come from a perf ring, which --record does not save "
+				 "(ltap profile --save keeps them as perf script text)", p->where);
+			return -1;
+		}
+		if (p->stack) {
+			ltap_err("%srecord: probe %s:%s has stack=true: its events come from a perf ring, which "
+				 "--record does not save (a trace.dat holds no call chains to replay); record it without "
+				 "stack=true", p->where, p->desc->ev ? p->desc->ev->system : "perf",
+				 p->desc->ev ? p->desc->ev->name : "switch_in");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One ring's event of d (perf: the perf rings'); 0 or -ENOMEM. */
+static int desc_plan_one(struct ltap_evdesc *d, struct ltap_source_event *ev, int perf)
+{
+	ev->id = d->id;
+	ev->perf = perf;
+	ev->task_only = d->task && !d->probes;
+	ev->switches = d->switches;
+	if (d->ev) {
+		ev->sys = d->ev->system;
+		ev->name = d->ev->name;
+	} else if (d->probes) {
+		ev->freq = d->probes->freq;
+	}
+	return desc_kernel_filter(d, ev, perf);
+}
+
+/* An event is read from the perf rings when a probe wants call chains, from
+ * the instance when a probe does not (or ltap follows task names with it,
+ * or, under -p / -c, the stack probes' targets are the subject of events
+ * the running task is not one of: desc_subject_event): both rings when
+ * both kinds of probe share it, each probe served by its own. */
 int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out)
 {
 	struct ltap_source_event *evs;
+	int targets = !ctx->opt.input && (ctx->opt.pid || ctx->command.argv);
 	int n = 0;
 
 	*out = NULL;
-	for (int id = 0; id < ctx->nids; id++)
-		n += ctx->by_id[id] != NULL;
+	if (desc_record_check(ctx))
+		return -1;
+	for (int id = 0; id < ctx->nids; id++) {
+		struct ltap_evdesc *d = ctx->by_id[id];
+		if (!d)
+			continue;
+		d->copies = targets && d->ev && desc_has(d, 1) && desc_subject_event(d->ev);
+		n += desc_has(d, 1) + (!d->probes || d->task || desc_has(d, 0));
+	}
 	if (!n)
 		return 0;
 	evs = calloc((size_t)n, sizeof *evs);
@@ -254,22 +371,15 @@ int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out)
 	n = 0;
 	for (int id = 0; id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
-		struct ltap_source_event *ev = &evs[n];
 		if (!d)
 			continue;
-		n++;
-		ev->id = d->id;
-		ev->perf = d->perf;
-		ev->task_only = d->task && !d->probes;
-		if (d->ev) {
-			ev->sys = d->ev->system;
-			ev->name = d->ev->name;
-		} else if (d->probes) {
-			ev->freq = d->probes->freq;
-		}
-		if (desc_kernel_filter(d, ev)) {
-			ltap_desc_plan_free(evs, n);
-			return -ENOMEM;
+		for (int perf = 1; perf >= 0; perf--) {
+			if (perf ? !desc_has(d, 1) : !(!d->probes || d->task || desc_has(d, 0)))
+				continue;
+			if (desc_plan_one(d, &evs[n++], perf)) {
+				ltap_desc_plan_free(evs, n);
+				return -ENOMEM;
+			}
 		}
 	}
 	*out = evs;
@@ -292,29 +402,44 @@ static const char *desc_comm(void *ud, int tid)
 	return ltap_proc_comm(ctx->proc, tid);
 }
 
+/* p's filter in user space (the kernel applies another one), compiled
+ * once; 0, or -1 with a logged reason */
+static int desc_user_filter(struct ltap_ctx *ctx, struct ltap_evdesc *d, struct ltap_probe *p)
+{
+	char why[1400];
+
+	if (p->ufilter)
+		return 0;
+	p->ufilter = ltap_filter_new(d->ev, p->filter, desc_comm, ctx, why, sizeof why);
+	if (p->ufilter)
+		return 0;
+	ltap_err("%sprobe %s:%s: bad filter '%s': %s%s", p->where, d->ev->system, d->ev->name, p->filter, why,
+		 !ctx->opt.input && strstr(why, "kernel only") ?
+		 " (another probe shares the event, so each filter is applied again in user space)" : "");
+	return -1;
+}
+
 int ltap_desc_user_filters(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *kernel)
 {
-	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
-		char why[1400];
-		if (!p->filter || p->ufilter || (kernel && strcmp(kernel, p->filter) == 0))
-			continue;
-		p->ufilter = ltap_filter_new(d->ev, p->filter, desc_comm, ctx, why, sizeof why);
-		if (!p->ufilter) {
-			ltap_err("%sprobe %s:%s: bad filter '%s': %s%s", p->where, d->ev->system, d->ev->name, p->filter,
-				 why, !ctx->opt.input && strstr(why, "kernel only") ?
-				 " (another probe shares the event, so each filter is applied again in user space)" : "");
+	for (struct ltap_probe *p = d->probes; p; p = p->next_same)
+		if (p->filter && !(kernel && strcmp(kernel, p->filter) == 0) && desc_user_filter(ctx, d, p))
 			return -1;
-		}
-	}
 	return 0;
 }
 
+/* Each probe whose filter is not the whole kernel filter of a ring that
+ * serves it gets it applied in user space. */
 int ltap_desc_plan_filters(struct ltap_ctx *ctx, const struct ltap_source_event *evs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct ltap_evdesc *d = ctx->by_id[evs[i].id];
-		if (d->ev && ltap_desc_user_filters(ctx, d, evs[i].in_kernel ? evs[i].filter : NULL))
-			return -1;
+		const char *kernel = evs[i].in_kernel ? evs[i].filter : NULL;
+		if (!d->ev)
+			continue;
+		for (struct ltap_probe *p = d->probes; p; p = p->next_same)
+			if (p->filter && desc_serves(d, p, evs[i].perf) && !(kernel && strcmp(kernel, p->filter) == 0) &&
+			    desc_user_filter(ctx, d, p))
+				return -1;
 	}
 	return 0;
 }
@@ -327,6 +452,8 @@ void ltap_descs_free(struct ltap_ctx *ctx)
 		next = p->next;
 		if (p->ufilter)
 			ltap_filter_free(p->ufilter);
+		if (p->cdata_owned)
+			free(p->cdata);
 		free(p->filter);
 		free(p);
 	}

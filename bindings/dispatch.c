@@ -6,6 +6,7 @@
 #include "ctx.h"
 
 #include "filter.h"
+#include "proc.h"
 #include "tasks.h"
 
 #include <string.h>
@@ -33,24 +34,69 @@ static int dispatch_gated(struct ltap_ctx *ctx, struct ltap_evdesc *d, const str
 	return drop;
 }
 
+/* Which rings serve which probes of an event (desc.c): the perf rings
+ * (records with a call chain) its stack probes and profiles, the instance
+ * the others. Under -p / -c the instance also gives a stack probe the
+ * switches and wake-ups of a target that another task makes: those the
+ * perf rings do not have, as the running task is not one they follow
+ * (copies; the rest are dropped here), with an empty call chain (the
+ * running task's is not collected). A replay's records serve every
+ * probe. */
+enum { SERVE_NONE, SERVE_PLAIN, SERVE_ALL };
+
+static int dispatch_serves(struct ltap_ctx *ctx, const struct ltap_rec *r,
+			   const struct ltap_probe *p, int copy)
+{
+	int chains = p->stack || p->freq;
+
+	if (r->callchain)
+		return chains;
+	if (!chains || ctx->opt.input)
+		return 1;
+	return copy == SERVE_ALL;
+}
+
+/* For an instance record of an event with copies: SERVE_ALL when the perf
+ * rings do not follow its running task (the record is a copy the stack
+ * probes take), else SERVE_PLAIN. */
+static int dispatch_copy(struct ltap_ctx *ctx, const struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	if (!d->copies || r->callchain)
+		return SERVE_NONE;
+	return ltap_proc_followed(ctx->proc, ltap_rec_tid(d, r)) ? SERVE_PLAIN : SERVE_ALL;
+}
+
 int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 {
+	static const uint64_t no_chain[1];
 	struct ltap_ctx *ctx = ud;
 	lua_State *L = ctx->L;
 	uint16_t id;
 	struct ltap_evdesc *d;
 	struct ltap_probe *p;
+	struct ltap_rec copy;
 	int filled = 0; /* the event table, filled before the first Lua handler */
+	int copies;
 
 	memcpy(&id, r->data, sizeof id);
 	if (id >= ctx->nids || !(d = ctx->by_id[id]))
 		return 0;
-	if (ctx->gate.active && !d->perf && dispatch_gated(ctx, d, r))
+	if (ctx->gate.active && !r->callchain && dispatch_gated(ctx, d, r))
 		return 0;
-	if (d->ops->observe)
+	if (d->ops->observe && !r->callchain)
 		d->ops->observe(ctx, d, r);
 	ctx->trace_now = r->ts;
+	if ((copies = dispatch_copy(ctx, d, r)) == SERVE_ALL) {
+		copy = *r;
+		copy.callchain = no_chain;
+		copy.nr_callchain = 0;
+	}
 	for (p = d->probes; p; p = p->next_same) {
+		const struct ltap_rec *pr = r;
+		if (!dispatch_serves(ctx, r, p, copies))
+			continue;
+		if (copies == SERVE_ALL && p->stack)
+			pr = &copy;
 		if (p->ufilter) {
 			const struct ltap_rec *fr = d->ops->record(ctx, d, r);
 			if (!ltap_filter_match(p->ufilter, fr->data, (int)fr->size, r->cpu))
@@ -58,12 +104,18 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 		}
 		p->hits++;
 		if (p->count) { /* counted in C: no event table, no Lua call */
-			if (ltap_stackcount_sample(ctx, p->count, r, ltap_rec_tid(d, r)) != 0)
+			if (ltap_stackcount_sample(ctx, p->count, pr, ltap_rec_tid(d, r)) != 0)
+				break;
+			continue;
+		}
+		if (p->cfn) {
+			if (p->cfn(ctx, p, d, pr) != 0)
 				break;
 			continue;
 		}
 		if (!filled++)
-			ltap_event_fill(ctx, d, r);
+			ltap_event_fill(ctx, d, pr);
+		ctx->event->rec = pr;
 		lua_rawgeti(L, ctx->handlers_slot, p->handler);
 		lua_pushvalue(L, ctx->event_slot);
 		if (ltap_call(ctx, 1, 0) != 0 || ltap_run_halting(ctx))
@@ -78,14 +130,18 @@ int ltap_skip_event(void *ud, const struct ltap_rec *r)
 	struct ltap_ctx *ctx = ud;
 	struct ltap_evdesc *d;
 	uint16_t id;
+	int copies;
 
 	memcpy(&id, r->data, sizeof id);
 	if (id >= ctx->nids || !(d = ctx->by_id[id]))
 		return 0;
-	if (ctx->gate.active && !d->perf && dispatch_gated(ctx, d, r))
+	if (ctx->gate.active && !r->callchain && dispatch_gated(ctx, d, r))
 		return 0;
+	copies = dispatch_copy(ctx, d, r);
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {
 		const struct ltap_rec *fr;
+		if (!dispatch_serves(ctx, r, p, copies))
+			continue;
 		if (!p->ufilter)
 			return 1;
 		fr = d->ops->record(ctx, d, r);

@@ -21,12 +21,14 @@
 #include "folded.h"
 #include "lines.h"
 #include "perfscript.h"
+#include "progress.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define FLAME_MT "ltap.flame"
 
@@ -297,6 +299,49 @@ static void input_lines(lua_State *L, int idx, struct ltap_lines *r)
 	ltap_lines_init(r, text, len, f);
 }
 
+/* A progress line while a large input is read (progress.h), kept in the
+ * run's context, so an error raised meanwhile still has it erased (host.c) */
+struct input_progress {
+	struct ltap_ctx *ctx;
+	FILE *f;
+	uint64_t total; /* the file's size; 0: a pipe's, not known */
+};
+
+static void input_progress_read(void *ud, uint64_t nread)
+{
+	struct input_progress *ip = ud;
+	off_t pos;
+
+	if (ltap_progress_due(ip->ctx->io.progress))
+		ltap_progress_show(ip->ctx->io.progress, (pos = ftello(ip->f)) >= 0 ? (uint64_t)pos : nread, ip->total,
+				   LTAP_PROGRESS_BYTES);
+}
+
+static void input_progress_start(lua_State *L, struct ltap_lines *r, struct input_progress *ip)
+{
+	struct stat st;
+
+	ip->ctx = ltap_ctx_get(L);
+	ip->f = r->f;
+	if (!r->f || !ltap_progress_wanted(ip->ctx->opt.progress) || ip->ctx->io.progress)
+		return;
+	ip->total = fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	ip->ctx->io.progress = ltap_progress_new(ip->ctx->opt.progress, ip->ctx->io.out,
+						 r->f == stdin ? "reading standard input" : "reading input");
+	if (ip->ctx->io.progress) {
+		r->on_read = input_progress_read;
+		r->on_read_ud = ip;
+	}
+}
+
+static void input_progress_end(struct ltap_lines *r, struct input_progress *ip)
+{
+	if (r->on_read) {
+		ltap_progress_free(ip->ctx->io.progress);
+		ip->ctx->io.progress = NULL;
+	}
+}
+
 /* pushes the number a count's digits spell, as tonumber() reads them */
 static void push_count(lua_State *L, const char *s, size_t len)
 {
@@ -324,6 +369,7 @@ static void push_count(lua_State *L, const char *s, size_t len)
  * no stack lines and the first one's number (nil when none). */
 int flame_folded_parse(lua_State *L)
 {
+	struct input_progress ip;
 	struct ltap_lines r;
 	struct ltap_folded_line fl;
 	const char *line;
@@ -333,6 +379,7 @@ int flame_folded_parse(lua_State *L)
 
 	input_lines(L, 1, &r);
 	lua_settop(L, 2);
+	input_progress_start(L, &r, &ip);
 	lua_newtable(L); /* 3: stacks */
 	lua_newtable(L); /* 4: counts */
 	lua_newtable(L); /* 5: before (returned once a line has two columns) */
@@ -366,6 +413,7 @@ int flame_folded_parse(lua_State *L)
 		}
 		lua_rawseti(L, 4, n);
 	}
+	input_progress_end(&r, &ip);
 	ltap_lines_free(&r);
 	if (got < 0)
 		return luaL_error(L, "folded_parse: %s", strerror(-got));
@@ -441,6 +489,7 @@ static int opt_flag(lua_State *L, int idx, const char *name)
  * table of ltap.perfscript's read(). */
 int flame_perfscript_fold(lua_State *L)
 {
+	struct input_progress ip;
 	struct ltap_lines r;
 	struct ltap_perfscript_opts o = {0};
 	struct ltap_perfscript_info info;
@@ -466,7 +515,9 @@ int flame_perfscript_fold(lua_State *L)
 	out.counts = lua_gettop(L);
 	lua_newtable(L);
 	out.unique = lua_gettop(L);
+	input_progress_start(L, &r, &ip);
 	rc = ltap_perfscript_fold(&r, &o, fold_sample, &out, &info);
+	input_progress_end(&r, &ip);
 	ltap_lines_free(&r);
 	if (rc)
 		return luaL_error(L, "perfscript_fold: %s", strerror(-rc));

@@ -22,6 +22,7 @@
 #include "metrics_set.h"
 #include "owner.h"
 #include "proc.h"
+#include "progress.h"
 #include "readfile.h"
 #include "source.h"
 #include "src_replay.h"
@@ -35,6 +36,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,6 +57,7 @@ static void host_log(void *ud, enum ltap_log_level level, const char *msg)
 
 	if (level == LTAP_LOG_ERROR)
 		snprintf(ctx->io.error, sizeof ctx->io.error, "%s", msg);
+	ltap_progress_erase(ctx->io.progress); /* a message is never drawn into the line */
 	if (ctx->io.user_log)
 		ctx->io.user_log(ctx->io.user_ud, level, msg);
 }
@@ -156,7 +159,9 @@ static int host_open_io(struct ltap_ctx *ctx, FILE *out, FILE *err)
 
 void ltap_host_flush(struct ltap_ctx *ctx)
 {
-	if (ctx->io.out)
+	if (ctx->io.progress)
+		ltap_progress_flush(ctx->io.progress); /* never into a progress line */
+	else if (ctx->io.out)
 		fflush(ctx->io.out);
 	else
 		fflush(stdout); /* require "ltap": the Lua program's own stdout */
@@ -263,7 +268,8 @@ static int ctx_open_input(struct ltap_ctx *ctx)
 	 * device is read once, as text (a trace.dat needs seeks) */
 	if (strcmp(path, "-") == 0 || !S_ISREG(st.st_mode) || !ltap_replay_is_tracedat(path))
 		return ltap_text_open(ctx);
-	if (!(r = ltap_replay_open(path)))
+	/* the reader learns the trace's end only for a progress line */
+	if (!(r = ltap_replay_open(path, ltap_progress_wanted(ctx->opt.progress) ? LTAP_REPLAY_LAST : 0)))
 		return -1;
 	ctx_add_source(ctx, ltap_replay_source(r));
 	ltap_replay_set_gate(r, &ctx->gate);
@@ -307,6 +313,7 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	ltap_progress_free(ctx->io.progress);
 	if (ctx->run.state != LTAP_HOST_ENDED)
 		ctx_detach(ctx); /* mid-run (no Lua runs): the kernel cleaned, the command ended */
 	if (ctx->L) {
@@ -440,9 +447,25 @@ static int ctx_between(struct ltap_ctx *ctx)
 	return !ends;
 }
 
+/* how far a replay is: its source's progress, on the line */
+static void ctx_progress(struct ltap_ctx *ctx)
+{
+	uint64_t done, total;
+	int unit;
+
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->progress &&
+		    (unit = ctx->sources[i]->ops->progress(ctx->sources[i], &done, &total)) >= 0)
+			ltap_progress_show(ctx->io.progress, done, total, (enum ltap_progress_unit)unit);
+}
+
 static void ctx_batch(void *ud)
 {
-	ctx_between(ud);
+	struct ltap_ctx *ctx = ud;
+
+	if (ltap_progress_due(ctx->io.progress))
+		ctx_progress(ctx);
+	ctx_between(ctx);
 }
 
 /* -p's threads, or the -c command started and held at its start gate */
@@ -612,6 +635,8 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_loop_set_replay(ctx->loop);
 	else
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
+	if (ctx->opt.record)
+		ltap_loop_set_every_tick(ctx->loop);
 	if (!ctx->opt.input)
 		ltap_guardian_reap_first(); /* stale leftovers go before this run's first change */
 	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
@@ -704,6 +729,8 @@ static void ctx_end(struct ltap_ctx *ctx)
 
 	ctx->run.state = LTAP_HOST_DRAINING;
 	ctx->run.in_loop = 0;
+	ltap_progress_free(ctx->io.progress); /* erased before the end's reports */
+	ctx->io.progress = NULL;
 	/* the end: a recording's, -d's, the last event of a replay, or now */
 	ctx_span(ctx, &stop);
 	until = stop ? stop : ctx->run.stop_at ? ctx->run.stop_at : ctx->opt.input ? ctx->trace_now : ltap_now();
@@ -755,6 +782,13 @@ static int ctx_start(struct ltap_ctx *ctx)
 			return -1;
 		}
 	}
+	if (ctx->opt.input && ltap_progress_wanted(ctx->opt.progress)) {
+		/* a replay's progress line (progress.h), redrawn at its steps' batches */
+		const char *in = ctx->opt.input, *base = strrchr(in, '/');
+		char what[80];
+		snprintf(what, sizeof what, "replay %s", strcmp(in, "-") == 0 ? "standard input" : base ? base + 1 : in);
+		ctx->io.progress = ltap_progress_new(ctx->opt.progress, ctx->io.out, what);
+	}
 	ltap_run_hooks(ctx, "ltap.begin");
 	ctx_child(ctx); /* a command that already ended */
 	ctx->run.state = LTAP_HOST_RUNNING;
@@ -797,6 +831,25 @@ int ltap_ctx_status(const struct ltap_ctx *ctx)
 #define HOST_ENTER(ctx) struct ltap_log_target *host_prev_log = ltap_log_enter(&(ctx)->io.log)
 #define HOST_LEAVE() ltap_log_leave(host_prev_log)
 
+/* A CPU writes its ring at well under this many bytes a second (a
+ * tracepoint's record of 20+ bytes costs 30 ns or more to write): a -d run
+ * needs no ring larger than its duration at this rate, and allocating the
+ * default 8 MiB a CPU is most of a short run's time (18 ms here). */
+#define RING_MAX_WRITE_RATE (1ull << 30)
+#define RING_MIN_KB 64
+
+static size_t host_ring_kb(const struct ltap_host_opts *d)
+{
+	uint64_t kb;
+
+	if (d->ring_kb)
+		return d->ring_kb;
+	if (d->duration_ns <= 0 || d->input)
+		return 8192;
+	kb = (uint64_t)d->duration_ns * (RING_MAX_WRITE_RATE / 1024) / 1000000000ull;
+	return kb < RING_MIN_KB ? RING_MIN_KB : kb > 8192 ? 8192 : (size_t)kb;
+}
+
 /* The public options as the command line's (targetopt.c checks both). */
 static int host_options(const struct ltap_host_opts *o, struct ltap_options *opt)
 {
@@ -805,11 +858,11 @@ static int host_options(const struct ltap_host_opts *o, struct ltap_options *opt
 
 	/* a caller built against an older ltap.h knows fewer fields */
 	memcpy(&d, o, o->sz < sizeof d ? o->sz : sizeof d);
-	*opt = (struct ltap_options){.ordered = !d.unordered, .buffer_kb = d.ring_kb ? d.ring_kb : 8192,
+	*opt = (struct ltap_options){.ordered = !d.unordered, .buffer_kb = host_ring_kb(&d),
 		.max_drain = d.max_drain_ns < 0 ? 0 : d.max_drain_ns ? (uint64_t)d.max_drain_ns : LTAP_MAX_DRAIN,
 		.pid = d.pid, .all = d.all, .command = d.command, .duration = d.duration_ns, .input = d.input,
 		.record = d.record, .max_memory = d.max_memory, .serve = d.serve, .export_all = d.export_all,
-		.json = d.json, .verbose = d.verbose, .exclude_self = d.exclude_self};
+		.json = d.json, .verbose = d.verbose, .exclude_self = d.exclude_self, .progress = d.progress};
 	if (d.pid < 0) {
 		ltap_err("-p: bad pid '%d' (1 to %d)", d.pid, INT32_MAX);
 		return -EINVAL;

@@ -16,12 +16,15 @@
 
 int ltap_stack_leaf(lua_State *L, struct ltap_ctx *ctx, const struct ltap_rec *r)
 {
-	struct ltap_frame f;
+	struct ltap_frame fs[2], f;
 	struct ltap_sym sym;
-	uint64_t addr;
+	uint64_t addrs[2], addr;
+	int n = ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, fs, addrs, 2);
 
-	if (ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, &f, &addr, 1) < 1)
+	if (ltap_stack_untraced(ctx, r, fs, addrs, n) < 1)
 		return 0;
+	f = fs[0];
+	addr = addrs[0];
 	if (ltap_symbols_frame_sym(ctx->syms, &f, 0, &sym) != 0)
 		sym.name = sym.module = NULL;
 	if (sym.name)

@@ -37,14 +37,16 @@ static struct ltap_metrics *metrics_of(lua_State *L)
 
 /* ------------------------------------------------------- declarations */
 
-/* the sample names a family writes, to refuse two families that collide */
+/* the sample names a family writes, to refuse two families that collide:
+ * at most 3, the rows of sfx ending early with a NULL */
 static int family_samples(const char *name, enum ltap_expo_type type, char out[3][160])
 {
 	static const char *const sfx[][3] = {{"_total"}, {""}, {"_bucket", "_sum", "_count"}, {"_sum", "_count"}};
-	static const int n[] = {1, 1, 3, 2};
-	for (int i = 0; i < n[type]; i++)
+	int i;
+
+	for (i = 0; i < 3 && sfx[type][i]; i++)
 		snprintf(out[i], 160, "%s%s", name, sfx[type][i]);
-	return n[type];
+	return i;
 }
 
 static void check_collision(lua_State *L, struct ltap_metrics *ms, const char *name, enum ltap_expo_type type)

@@ -12,6 +12,8 @@
 #include "log.h"
 
 #include <event-parse.h>
+#include "feed.h"
+
 #include <lauxlib.h>
 #include <string.h>
 
@@ -37,8 +39,6 @@ static struct tep_event *probe_event(lua_State *L, struct ltap_ctx *ctx, const c
 static void probe_stack(struct ltap_probe *p, int stack)
 {
 	p->stack = stack;
-	if (stack)
-		p->desc->perf = 1;
 }
 
 /* probe("kmem:*", ...): one probe per matching event, one handler */
@@ -59,7 +59,7 @@ static int probe_glob_one(void *ud, const char *spec)
 		return 0; /* listed but without a readable format */
 	p = ltap_probe_on(g->ctx, ltap_desc_of(g->L, g->ctx, ev), g->handler, g->filter, g->where);
 	if (!p)
-		luaL_error(g->L, "out of memory");
+		ltap_probe_raise(g->L, g->ctx);
 	probe_stack(p, g->stack);
 	return 0;
 }
@@ -105,7 +105,8 @@ int probe_probe(lua_State *L)
 		lua_pop(L, 1); /* the filter string stays on the stack while used */
 		fn = 3;
 	}
-	luaL_checktype(L, fn, LUA_TFUNCTION);
+	/* a handler, or a feed (s:by): the aggregate added to in C */
+	luaL_argexpected(L, lua_type(L, fn) == LUA_TFUNCTION || ltap_feed_test(L, fn), fn, "function or ltap.feed");
 	if (ltap_run_started(ctx))
 		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
 	ltap_ctx_catalog(L, ctx); /* the first probe opens the sources: their formats */

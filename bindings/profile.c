@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#define PROFILE_ID_TOP 65535 /* profiles take ids down from here: above any tracepoint's */
-#define MAX_PROFILES 16
 #define MAX_FREQ 100000
 
 static uint64_t profile_freq(lua_State *L, int arg)
@@ -48,10 +46,10 @@ int profile_profile(lua_State *L)
 	if (ltap_run_started(ctx))
 		return luaL_error(L, "profile: profiles are declared when the script loads, not in handlers");
 	ltap_ctx_catalog(L, ctx); /* the sources: the perf rings' */
-	if (ctx->nprofiles == MAX_PROFILES)
-		return luaL_error(L, "profile: at most %d profiles", MAX_PROFILES);
-	d = ltap_desc_synthetic(L, ctx, PROFILE_ID_TOP - ctx->nprofiles++, "profile:cpu-clock", &ltap_kind_synthetic);
-	d->perf = 1;
+	if (ctx->nprofiles == LTAP_MAX_SYNTHETIC)
+		return luaL_error(L, "profile: at most %d profiles", LTAP_MAX_SYNTHETIC);
+	d = ltap_desc_synthetic(L, ctx, LTAP_SYNTHETIC_ID_TOP - ctx->nprofiles++, "profile:cpu-clock",
+				&ltap_kind_synthetic);
 	p = ltap_probe_add(L, ctx, d, 2, NULL); /* the handlers table keeps COUNTS alive */
 	p->freq = hz;
 	p->count = count;

@@ -45,11 +45,48 @@ void ltap_stack_push_frame(lua_State *L, struct ltap_ctx *ctx, const struct ltap
 	}
 }
 
+/* A tracepoint's chain starts where the kernel called the probe that took
+ * the sample: in the traced function itself (__schedule) when its one
+ * probe is called directly, in __traceiter_NAME when it has several (a
+ * tracefs instance recording task names has one on sched_switch too). The
+ * latter is the tracing's, not the traced code's: perf and bpftrace stacks
+ * start at __schedule, and so do ltap's. A tracepoint's first frames are
+ * few addresses: the descriptor keeps one of each kind, so a sample costs
+ * a comparison, the symbol is looked up once. */
+int ltap_stack_untraced(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw,
+			int n)
+{
+	struct ltap_evdesc *d;
+	struct ltap_sym sym;
+	uint16_t id;
+
+	if (n < 2 || !frames[0].kernel)
+		return n;
+	memcpy(&id, r->data, sizeof id);
+	d = ltap_desc_at(ctx, id);
+	if (!d || !d->ev || frames[0].addr == d->traced_leaf)
+		return n;
+	if (frames[0].addr != d->tracing_leaf) {
+		if (ltap_symbols_frame_sym(ctx->syms, &frames[0], 0, &sym) != 0 || !sym.name ||
+		    strncmp(sym.name, "__traceiter_", 12) != 0) {
+			d->traced_leaf = frames[0].addr;
+			return n;
+		}
+		d->tracing_leaf = frames[0].addr;
+	}
+	memmove(frames, frames + 1, (size_t)(n - 1) * sizeof *frames);
+	if (raw)
+		memmove(raw, raw + 1, (size_t)(n - 1) * sizeof *raw);
+	return n - 1;
+}
+
 /* The frames of r, leaf first, cut where the frame-pointer walk went
  * astray (ltap_symbols_chain); that frame stays, as "[unknown]". */
 int ltap_stack_frames(struct ltap_ctx *ctx, const struct ltap_rec *r, struct ltap_frame *frames, uint64_t *raw)
 {
-	return ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw, LTAP_STACK_MAX_FRAMES);
+	int n = ltap_symbols_chain(ctx->syms, r->pid, r->callchain, r->nr_callchain, frames, raw,
+				   LTAP_STACK_MAX_FRAMES);
+	return ltap_stack_untraced(ctx, r, frames, raw, n);
 }
 
 /* How many bytes of s come before the first one in bad, or NUL; len if none */

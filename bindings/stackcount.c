@@ -5,6 +5,12 @@
  *   profile(99, function(e) counts:add(e) end)   -- or profile(99, counts)
  *   finish(function() folded.write(counts:folded(), "out.folded") end)
  *
+ * A weight known only after the event (off-CPU time: at the switch back
+ * in) goes to a stack kept at the event:
+ *
+ *   blocked[e.prev_pid] = counts:stack(e)        -- a key: no count yet
+ *   counts:add(blocked[e.next_pid], us)          -- later
+ *
  * add() keeps the frames of the sample as runtime/stackcount.c's entries,
  * without naming them; folded() and leaves() name each distinct stack (or
  * leaf) once. A profile's handler then costs one method call per sample,
@@ -17,6 +23,7 @@
 #include "loop.h"
 #include "proc.h"
 
+#include <errno.h>
 #include <event-parse.h>
 #include <lauxlib.h>
 #include <stdio.h>
@@ -56,49 +63,104 @@ int stackcount_new(lua_State *L)
 	return 1;
 }
 
-/* n samples of r's stack in comm; -ENOMEM after Lua's own answer to a
- * refusal (a full collection) and a second try */
-static int sc_count_stack(lua_State *L, struct ltap_stackcount *sc, struct ltap_ctx *ctx, const struct ltap_rec *r,
-			  const char *comm, size_t len, uint64_t n)
+/* n samples of r's stack in comm (n < 0: none, the stack interned); the
+ * stack's key, or -ENOMEM after Lua's own answer to a refusal (a full
+ * collection) and a second try */
+long ltap_stackcount_stack(lua_State *L, struct ltap_stackcount *sc, struct ltap_ctx *ctx, const struct ltap_rec *r,
+			   const char *comm, size_t len, int64_t n)
 {
 	struct ltap_frame frames[LTAP_STACK_MAX_FRAMES];
 	uint64_t raw[LTAP_STACK_MAX_FRAMES];
 	int k = ltap_stack_frames(ctx, r, frames, raw);
 
-	if (ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, n) == 0)
-		return 0;
-	lua_gc(L, LUA_GCCOLLECT);
-	return ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, n);
+	for (int tries = 0; tries < 2; tries++) {
+		long key = n < 0 ? ltap_stackcount_intern(sc, comm, len, frames, k, k ? raw[0] : 0)
+				 : ltap_stackcount_add(sc, comm, len, frames, k, k ? raw[0] : 0, (uint64_t)n);
+		if (key >= 0)
+			return key;
+		lua_gc(L, LUA_GCCOLLECT);
+	}
+	return -ENOMEM;
 }
 
-/* counts:add(e, [n]): n (default 1) samples of e's stack, in e.comm. */
-static int sc_add(lua_State *L)
+/* the event at 2, the handler's, with a call chain (raises otherwise); its
+ * comm pushed */
+static const struct ltap_rec *sc_event(lua_State *L, struct ltap_ctx *ctx, const char **comm, size_t *len)
 {
-	struct ltap_stackcount *sc = sc_check(L);
-	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	const struct ltap_rec *r = ctx->event->rec;
-	lua_Integer n = luaL_optinteger(L, 3, 1);
-	const char *comm;
-	size_t len;
 
 	if (lua_isnil(L, lua_upvalueindex(1))) { /* the event table, made after this closure */
 		lua_getfield(L, LUA_REGISTRYINDEX, "ltap.the_event");
 		lua_replace(L, lua_upvalueindex(1));
 	}
 	if (!lua_rawequal(L, 2, lua_upvalueindex(1)))
-		return luaL_argerror(L, 2, "the event of the handler expected");
+		luaL_argerror(L, 2, "the event of the handler or a stack's key expected");
 	if (!r)
-		return luaL_error(L, "attempt to use an event outside its handler (use e:copy() to keep one)");
+		luaL_error(L, "attempt to use an event outside its handler (use e:copy() to keep one)");
 	if (!r->callchain)
-		return luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
-				  ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
-	luaL_argcheck(L, n >= 0, 3, "a count of 0 or more expected");
+		luaL_error(L, "%s has no call chain (declare the probe with {stack=true})",
+			   ctx->event->desc->ev ? ctx->event->desc->ev->name : "this event");
 	lua_pushliteral(L, "comm");
 	lua_rawget(L, 2);
-	comm = lua_tolstring(L, -1, &len);
-	if (!comm)
-		comm = "", len = 0;
-	return sc_count_stack(L, sc, ctx, r, comm, len, (uint64_t)n) ? sc_nomem(L) : 0;
+	*comm = lua_tolstring(L, -1, len);
+	if (!*comm)
+		*comm = "", *len = 0;
+	return r;
+}
+
+/* a key at idx (from counts:stack()), as the runtime's */
+static long sc_key(lua_State *L, struct ltap_stackcount *sc, int idx)
+{
+	lua_Integer k = luaL_checkinteger(L, idx);
+	luaL_argcheck(L, k >= 1 && (size_t)k <= ltap_stackcount_keys(sc), idx, "not a key of this stack count");
+	return (long)k - 1;
+}
+
+/* counts:add(e, [n]): n (default 1) samples of e's stack, in e.comm.
+ * counts:add(KEY, n, [WAKER]): n added to the stack counts:stack() gave
+ * KEY, when the weight is known after the event (off-CPU time, at the
+ * switch back in); with WAKER (another key) to the joined stack "KEY's;
+ * --;WAKER's reversed", as an off-wake profile folds it. */
+static int sc_add(lua_State *L)
+{
+	struct ltap_stackcount *sc = sc_check(L);
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	lua_Integer n = luaL_optinteger(L, 3, 1);
+	const char *comm;
+	size_t len;
+
+	luaL_argcheck(L, n >= 0, 3, "a count of 0 or more expected");
+	if (lua_type(L, 2) == LUA_TNUMBER) {
+		long key = sc_key(L, sc, 2);
+		if (lua_isnoneornil(L, 4)) {
+			ltap_stackcount_add_at(sc, key, (uint64_t)n);
+			return 0;
+		}
+		if (ltap_stackcount_join(sc, key, sc_key(L, sc, 4), (uint64_t)n) == 0)
+			return 0;
+		lua_gc(L, LUA_GCCOLLECT);
+		return ltap_stackcount_join(sc, key, sc_key(L, sc, 4), (uint64_t)n) ? sc_nomem(L) : 0;
+	}
+	sc_event(L, ctx, &comm, &len);
+	return ltap_stackcount_stack(L, sc, ctx, ctx->event->rec, comm, len, n) < 0 ? sc_nomem(L) : 0;
+}
+
+/* counts:stack(e): the key of e's stack in e.comm, kept with no count yet
+ * (a stack without one is in none of the results): counts:add(KEY, n)
+ * later. An integer; the same stack gives the same key. */
+static int sc_stack(lua_State *L)
+{
+	struct ltap_stackcount *sc = sc_check(L);
+	struct ltap_ctx *ctx = ltap_ctx_get(L);
+	const char *comm;
+	size_t len;
+	const struct ltap_rec *r = sc_event(L, ctx, &comm, &len);
+	long key = ltap_stackcount_stack(L, sc, ctx, r, comm, len, -1);
+
+	if (key < 0)
+		return sc_nomem(L);
+	lua_pushinteger(L, (lua_Integer)key + 1);
+	return 1;
 }
 
 struct ltap_stackcount **ltap_stackcount_at(lua_State *L, int idx)
@@ -114,7 +176,7 @@ int ltap_stackcount_sample(struct ltap_ctx *ctx, struct ltap_stackcount **count,
 	if (!*count) /* closed by the script (<close>): nothing to count into */
 		return 0;
 	comm = ltap_proc_comm(ctx->proc, tid);
-	if (sc_count_stack(ctx->L, *count, ctx, r, comm, strlen(comm), 1) == 0)
+	if (ltap_stackcount_stack(ctx->L, *count, ctx, r, comm, strlen(comm), 1) >= 0)
 		return 0;
 	ltap_err("profile: out of memory counting stacks");
 	ltap_run_end(ctx, LTAP_END_ERROR);
@@ -147,12 +209,22 @@ static int sc_folded(lua_State *L)
 		luaL_checktype(L, 2, LUA_TTABLE);
 	lua_settop(L, 2);
 	while ((e = ltap_stackcount_next(sc, &it)) != NULL) {
+		const struct ltap_stackcount_entry *st = e->blocked ? e->blocked : e;
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
-		ltap_stack_add_comm(&b, e->comm, e->commlen);
-		for (int i = e->n - 1; i >= 0; i--) {
+		ltap_stack_add_comm(&b, st->comm, st->commlen);
+		for (int i = st->n - 1; i >= 0; i--) {
 			luaL_addchar(&b, ';');
-			ltap_stack_add_frame_name(&b, ctx, &e->frames[i]);
+			ltap_stack_add_frame_name(&b, ctx, &st->frames[i]);
+		}
+		if (e->waker) { /* offwaketime's order: the waker's stack from its leaf, then its comm */
+			luaL_addstring(&b, ";--");
+			for (int i = 0; i < e->waker->n; i++) {
+				luaL_addchar(&b, ';');
+				ltap_stack_add_frame_name(&b, ctx, &e->waker->frames[i]);
+			}
+			luaL_addchar(&b, ';');
+			ltap_stack_add_comm(&b, e->waker->comm, e->waker->commlen);
 		}
 		luaL_pushresult(&b);
 		sc_count(L, 2, e->count);
@@ -182,7 +254,8 @@ static struct ltap_stackcount *sc_leaf_counts(lua_State *L, struct ltap_stackcou
 	if (!leaves)
 		sc_nomem(L);
 	while ((e = ltap_stackcount_next(sc, &it)) != NULL)
-		if (ltap_stackcount_add(leaves, e->comm, e->commlen, e->frames, e->n ? 1 : 0, e->leaf_raw, e->count)) {
+		if (ltap_stackcount_add(leaves, e->comm, e->commlen, (e->blocked ? e->blocked : e)->frames,
+					(e->blocked ? e->blocked : e)->n ? 1 : 0, e->leaf_raw, e->count)) {
 			ltap_stackcount_free(leaves);
 			sc_nomem(L);
 		}
@@ -294,6 +367,7 @@ static int sc_gc(lua_State *L)
 
 static const luaL_Reg sc_meth[] = {
 	{"add", NULL}, /* a closure over the event table */
+	{"stack", NULL},
 	{"folded", sc_folded},
 	{"leaves", sc_leaves},
 	{"rows", sc_rows},
@@ -317,5 +391,8 @@ void ltap_open_stackcount(lua_State *L, struct ltap_ctx *ctx)
 	lua_pushnil(L);
 	lua_pushcclosure(L, sc_add, 1);
 	lua_setfield(L, -2, "add");
+	lua_pushnil(L);
+	lua_pushcclosure(L, sc_stack, 1);
+	lua_setfield(L, -2, "stack");
 	lua_pop(L, 2);
 }

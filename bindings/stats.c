@@ -13,6 +13,7 @@
  * number of keys is bounded: going over is an error or a counted drop, as
  * the script chose. Ordering and the report's table are in statsrows.c. */
 #include "ctx.h"
+#include "feed.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -648,6 +649,7 @@ void ltap_stats_key(const struct stats *s, int i, struct ltap_agg_part *key)
 static const luaL_Reg stats_meth[] = {
 	{"add", stats_add},
 	{"inc", stats_inc},
+	{"by", feed_by},
 	{"get", stats_get},
 	{"hist", stats_hist},
 	{"clear", stats_clear},

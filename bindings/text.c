@@ -54,6 +54,11 @@ struct ltap_textmode {
 	struct ltap_rec dec;
 	uint64_t present;
 	char *buf;
+	/* the task of the last line the task table was checked for: a run of
+	 * one task's lines looks its name up once */
+	int last_tid;
+	unsigned last_gen; /* the task table's generation then */
+	char last_comm[16];
 };
 
 /* The local event a text name stands for: by "sys:name", or by name alone. */
@@ -162,15 +167,34 @@ static void text_tostring(lua_State *L, struct ltap_event_ud *e)
 }
 
 /* The line names its task: the comm and tgid it shows win. */
+/* a and b (b 0-terminated) the same name as the task table keeps it: 15 bytes at most */
+static int same_comm(const char *a, const char *b)
+{
+	for (int i = 0; i < 15; i++) {
+		if (a[i] != b[i])
+			return 0;
+		if (!a[i])
+			return 1;
+	}
+	return 1;
+}
+
 static void text_observe(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
 	const struct ltap_textrec *t = r->data;
+	struct ltap_textmode *tm = ctx->text;
 
 	(void)d;
-	if (strncmp(ltap_proc_comm(ctx->proc, t->tid), t->comm, 15) != 0 || t->tgid >= 0) {
+	if (t->tgid < 0 && t->tid == tm->last_tid && tm->last_gen == ltap_proc_generation(ctx->proc) &&
+	    same_comm(tm->last_comm, t->comm))
+		return;
+	if (!same_comm(ltap_proc_comm(ctx->proc, t->tid), t->comm) || t->tgid >= 0) {
 		ltap_proc_update(ctx->proc, t->tid, t->tgid, t->comm);
 		ltap_event_forget_comm(ctx, t->tid);
 	}
+	tm->last_tid = t->tid;
+	tm->last_gen = ltap_proc_generation(ctx->proc);
+	snprintf(tm->last_comm, sizeof tm->last_comm, "%s", t->comm);
 }
 
 static void text_free(struct ltap_evdesc *d)
@@ -306,8 +330,11 @@ static int text_add_globs(struct ltap_ctx *ctx, struct ltap_evdesc *d, const cha
 				  g->where, g->name, name);
 			continue;
 		}
-		if (!ltap_probe_on(ctx, d, g->handler, g->filter, g->where))
+		if (!ltap_probe_on(ctx, d, g->handler, g->filter, g->where)) {
+			if (ctx->why[0])
+				ltap_err("%sprobe %s: %s", g->where, g->name, ctx->why);
 			return -1;
+		}
 		if (g->filter && ltap_desc_user_filters(ctx, d, NULL))
 			return -1;
 	}
@@ -425,6 +452,7 @@ int ltap_text_open(struct ltap_ctx *ctx)
 	tm->ctx = ctx;
 	tm->tep = tep_alloc();
 	tm->buf = malloc(TEXT_RECORD_MAX);
+	tm->last_tid = -1;
 	tm->src = ltap_textsrc_new(ctx->opt.input, &names);
 	ctx->cat = tm->tep ? ltap_catalog_from_tep(tm->tep) : NULL;
 	if (!ctx->cat || !tm->src || !tm->buf) {

@@ -161,7 +161,7 @@ int ltap_timers_attach(struct ltap_ctx *ctx)
 	}
 	lua_pop(L, 1);
 	if (ctx->opt.duration &&
-	    ltap_loop_timer(ctx->loop, LTAP_TIMER_DURATION, ctx->start_time + ctx->opt.duration, 0))
+	    ltap_loop_end_at(ctx->loop, LTAP_TIMER_DURATION, ctx->start_time + ctx->opt.duration))
 		return -1;
 	/* the probes' rates, checked once a second of a live run (probestats.c) */
 	if (ctx->probes && !ctx->opt.input &&

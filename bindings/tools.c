@@ -189,6 +189,7 @@ int ltap_check(FILE *out)
 	char why[4400];
 	int e;
 
+	fprintf(out, "%-22s ltap %s\n", "version", ltap_version());
 	fprintf(out, "%-22s %s\n", "tracefs", dir ? dir : "no");
 	if (dir) {
 		tp = check_path(dir, "events/sched/sched_switch", F_OK, "no", why, sizeof why);

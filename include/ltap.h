@@ -126,6 +126,14 @@ struct ltap_host_opts {
 	void *log_ud;
 	FILE *error_output;       /* where scripts' io.stderr writes (NULL:
 				   * each line a WARN message of log) */
+	FILE *progress;           /* a terminal where long work (a replay, a
+				   * large input read by ltap flamegraph)
+				   * shows how far it is, one line redrawn and
+				   * erased before messages; only drawn when
+				   * it is a terminal (NULL: never; the ltap
+				   * command gives stderr, not with --format
+				   * json). Output to the same terminal is
+				   * held between redraws. */
 };
 
 #define LTAP_HOST_OPTS(name, ...) \
@@ -205,6 +213,8 @@ LTAP_API struct lua_State *ltap_host_lua(ltap_host *h);
 
 /* Ends the run if it still runs (no finish hooks), undoes every kernel
  * change, ends the command's tree, closes every fd and frees every byte.
+ * Tracing stops before it returns; the tracefs instance's removal (tens of
+ * ms of the kernel's) is finished by the guardian process just after.
  * NULL is fine. */
 LTAP_API void ltap_host_free(ltap_host *h);
 

@@ -445,7 +445,10 @@ static void part_read(const struct ltap_agg *a, char *slot, int p, struct ltap_a
 	int width = a->width[p];
 	unsigned char tag;
 
-	part->kind = (int)agg_kind(((const struct head *)slot)->kinds, p);
+	/* every byte set, the string's too for a number: which union member a
+	 * part holds is known only from its kind, and gcc -O3 cannot follow the
+	 * kind from here into part_cmp (-Wmaybe-uninitialized) */
+	*part = (struct ltap_agg_part){.kind = (int)agg_kind(((const struct head *)slot)->kinds, p), .v.s = {NULL, 0}};
 	switch (part->kind) {
 	case LTAP_AGG_INT: part->v.i = (int64_t)w[0]; break;
 	case LTAP_AGG_FLOAT: memcpy(&part->v.d, w, sizeof(double)); break;

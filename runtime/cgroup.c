@@ -50,7 +50,10 @@ static int cgroup_base(char *out, size_t len, char *why, size_t wlen)
 		snprintf(why, wlen, "ltap's own cgroup v2 is not in /proc/self/cgroup");
 		return -ENOENT;
 	}
-	snprintf(out, len, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	if ((size_t)snprintf(out, len, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own) >= len) {
+		snprintf(why, wlen, "the path of ltap's own cgroup is longer than %zu bytes", len - 1);
+		return -ENAMETOOLONG;
+	}
 	return 0;
 }
 
@@ -59,7 +62,8 @@ static int cgroup_write(const char *dir, const char *file, const char *s)
 	char path[4200];
 	int fd, e = 0;
 
-	snprintf(path, sizeof path, "%s/%s", dir, file);
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path)
+		return -ENAMETOOLONG;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -305,6 +305,10 @@ static int disasm_in_group(const cs_insn *in, int group)
 	return 0;
 }
 
+/* a mnemonic and its prefix words ("notrack ", "lock ", "cs "), each of at
+ * most half of this: the room put_mnemonic's caller gives it */
+#define DISASM_MNEMONIC_LEN 128
+
 /* The mnemonic as objdump writes it: without capstone's AT&T size suffix
  * where a register operand of that size implies it, or the instruction's
  * 64-bit size is its default; stos, lods and scas without one at all (their
@@ -318,7 +322,7 @@ static void put_mnemonic(struct ltap_disasm *d, const cs_insn *in, char *buf, si
 	const char *last = strrchr(in->mnemonic, ' ');
 	const char *name = capstone.insn_name(d->cs, in->id);
 	size_t pre = last ? (size_t)(last - in->mnemonic + 1) : 0, n;
-	char m[64], prefix[64] = "";
+	char m[DISASM_MNEMONIC_LEN / 2], prefix[DISASM_MNEMONIC_LEN / 2] = "";
 
 	last = in->mnemonic + pre;
 	snprintf(m, sizeof m, "%s", last);
@@ -426,7 +430,7 @@ static void disasm_text(struct ltap_disasm *d, const cs_insn *in, char *text, si
 	size_t lens[8];
 	int n = disasm_split_ops(in->op_str, starts, lens, 8);
 	uint64_t rip = 0;
-	char m[80];
+	char m[DISASM_MNEMONIC_LEN];
 
 	if (in->size == 2 && in->bytes[0] == 0x66 && in->bytes[1] == 0x90) {
 		put(&o, "xchg   %%ax,%%ax");

@@ -88,8 +88,11 @@ static const char *sdt_reg(const char *operand, char *buf, size_t len)
 
 int ltap_fetchargs_sdt_one(const char *spec, int n, char *out, size_t len)
 {
-	char type[8], operand[64], regbuf[8];
-	const char *at = strchr(spec, '@'), *op, *reg, *paren;
+	/* the fetcharg type of a signed or unsigned argument of 1, 2, 4, 8 bytes */
+	static const char *const types[2][9] = {{[1] = "u8", [2] = "u16", [4] = "u32", [8] = "u64"},
+						{[1] = "s8", [2] = "s16", [4] = "s32", [8] = "s64"}};
+	char operand[64], regbuf[8];
+	const char *at = strchr(spec, '@'), *op, *reg, *paren, *type;
 	char *end;
 	long size = strtol(spec, &end, 10), off = 0;
 	int sign = size < 0;
@@ -99,7 +102,7 @@ int ltap_fetchargs_sdt_one(const char *spec, int n, char *out, size_t len)
 	size = labs(size);
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return -EINVAL;
-	snprintf(type, sizeof type, "%c%ld", sign ? 's' : 'u', size * 8);
+	type = types[sign][size];
 	op = at + 1;
 	if (*op == '$') {
 		strtol(op + 1, &end, 0);

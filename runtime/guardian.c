@@ -35,7 +35,7 @@
 #define UNDO_RETRY_MS 1000 /* an instance still busy, a cgroup not empty yet */
 
 struct guard_msg {
-	char op;   /* '+' add, '-' forget */
+	char op;   /* '+' add, '-' forget, '!' undo now (and forget) */
 	char kind; /* enum ltap_guard_kind */
 	char name[LTAP_GUARD_NAME_MAX];
 };
@@ -62,6 +62,8 @@ struct guard_list {
 	int n, cap;
 };
 
+static int undo(int kind, const char *name);
+
 static void list_apply(struct guard_list *l, const struct guard_msg *m, size_t len)
 {
 	char name[LTAP_GUARD_NAME_MAX + 1];
@@ -70,6 +72,19 @@ static void list_apply(struct guard_list *l, const struct guard_msg *m, size_t l
 		return;
 	memcpy(name, m->name, len - 2);
 	name[len - 2] = 0;
+	if (m->op == '!') {
+		/* undo it now, and forget it: ltap is done with it (if it cannot
+		 * be undone yet, it stays listed: ltap's end undoes it) */
+		if (undo(m->kind, name) < 0)
+			return;
+		for (int i = 0; i < l->n; i++)
+			if (l->e[i].kind == m->kind && strcmp(l->e[i].name, name) == 0) {
+				free(l->e[i].name);
+				l->e[i] = l->e[--l->n];
+				break;
+			}
+		return;
+	}
 	for (int i = 0; i < l->n; i++) {
 		if (l->e[i].kind != m->kind || strcmp(l->e[i].name, name) != 0)
 			continue;
@@ -232,6 +247,7 @@ static void guardian_close_fds(int sock, int pidfd)
 static void guardian_main(int sock, int pidfd, pid_t owner)
 {
 	struct guard_list l = {0};
+	pid_t self;
 	struct pollfd p[2] = {{.fd = sock, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
 	int fd;
 
@@ -251,9 +267,12 @@ static void guardian_main(int sock, int pidfd, pid_t owner)
 		}
 		close(fd);
 	}
-	/* set up: ltap goes on; from now on the guardian makes no system call
-	 * but poll() until ltap ends (a system-wide trace sees none of it) */
-	if (send(sock, "r", 1, MSG_NOSIGNAL) < 0)
+	/* set up: ltap goes on, told who the guardian is (its parent has
+	 * exited: the guardian is init's child now); from now on it makes no
+	 * system call but poll() until ltap ends (a system-wide trace sees
+	 * none of it) */
+	self = getpid();
+	if (send(sock, &self, sizeof self, MSG_NOSIGNAL) < 0)
 		_exit(1);
 	for (;;) {
 		if (poll(p, 2, -1) < 0) {
@@ -292,10 +311,9 @@ static int fd_above_stdio(int fd)
 
 static int guardian_start(void)
 {
-	int sv[2], pidfd, e;
+	int sv[2], pidfd, e, st;
 	sigset_t all, old;
-	pid_t pid, self = getpid();
-	char ready;
+	pid_t pid, self = getpid(), ready;
 	ssize_t k;
 
 	if (guardian.owner == getpid())
@@ -309,13 +327,25 @@ static int guardian_start(void)
 	pidfd = fd_above_stdio((int)syscall(SYS_pidfd_open, self, 0));
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
+	/* forked twice: the guardian is nobody's child but init's, so it may
+	 * outlive a host that leaves it work (an instance to remove) without
+	 * a process to reap it, and a program hosting ltap keeps no zombie */
 	pid = fork();
 	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		/* a session of its own: what ends ltap's session or process group
+		 * at once (a harness, kill -9 -PGID) leaves it the removals ltap
+		 * handed it, and a terminal's hangup does not reach it */
+		setsid();
 		/* every signal stays blocked: only SIGKILL ends the guardian */
 		close(sv[0]);
 		guardian_main(sv[1], pidfd, self);
 	}
 	e = errno;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
 	if (pidfd >= 0)
@@ -325,14 +355,14 @@ static int guardian_start(void)
 		return -e;
 	}
 	do
-		k = recv(sv[0], &ready, 1, 0);
+		k = recv(sv[0], &ready, sizeof ready, 0);
 	while (k < 0 && errno == EINTR);
-	if (k != 1) {
+	if (k != sizeof ready) {
 		close(sv[0]);
 		return k < 0 ? -errno : -ECHILD;
 	}
 	guardian.owner = self;
-	guardian.pid = pid;
+	guardian.pid = ready;
 	guardian.sock = sv[0];
 	guardian.broken = 0;
 	return 0;
@@ -397,19 +427,26 @@ void ltap_guardian_hold(void)
 
 void ltap_guardian_release(void)
 {
-	pid_t pid = 0;
-
 	pthread_mutex_lock(&guardian_lock);
 	if (--guardian.holders == 0 && guardian.owner == getpid() && guardian.sock >= 0) {
-		/* no host left: its list is empty, the EOF ends it */
+		/* no host left: the EOF ends it once it did what it was asked
+		 * to do now (ltap_guardian_undo); nothing else is listed */
 		close(guardian.sock);
-		pid = guardian.pid;
 		guardian.sock = -1;
 		guardian.owner = guardian.pid = 0;
 	}
 	pthread_mutex_unlock(&guardian_lock);
-	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+}
+
+int ltap_guardian_undo(enum ltap_guard_kind kind, const char *name)
+{
+	int e = -ENOTCONN;
+
+	pthread_mutex_lock(&guardian_lock);
+	if (guardian.owner == getpid() && guardian.sock >= 0)
+		e = guardian_send('!', kind, name);
+	pthread_mutex_unlock(&guardian_lock);
+	return e;
 }
 
 void ltap_guardian_reap_first(void)

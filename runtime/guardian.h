@@ -1,6 +1,7 @@
 /* guardian.h: what ltap changed outside itself is undone however ltap ends.
  *
- * ltap forks a guardian before it changes anything: a small process that
+ * ltap forks a guardian (twice: it is init's child) before it changes
+ * anything: a small process that
  * holds only the names of what to undo and sleeps in poll() on ltap's pidfd
  * and a socket from ltap. Before ltap makes a thing it adds its name; once
  * it has undone the thing itself it forgets it. When ltap is gone (SIGKILL,
@@ -41,9 +42,16 @@ int ltap_guardian_start(void);
 int ltap_guardian_add(enum ltap_guard_kind kind, const char *name);
 /* ltap undid the thing itself: the guardian leaves it alone. 0 or -errno. */
 int ltap_guardian_forget(enum ltap_guard_kind kind, const char *name);
+/* Asks the guardian to undo a listed thing now, and forget it: what takes
+ * the kernel long to undo (an instance's removal, 40-90 ms of tracefs's
+ * teardown here) is done beside ltap's own end, not before it. ltap must
+ * have stopped using the thing (tracing off, its files closed). 0, or
+ * -errno when there is no guardian to ask (then undo it yourself). */
+int ltap_guardian_undo(enum ltap_guard_kind kind, const char *name);
 /* A host begins / ends: the guardian started by the first add stays until
- * the last holder releases it (its list empty then: it exits, and is
- * waited for). */
+ * the last holder releases it (its list empty then: it exits once done
+ * with what it was asked to undo now; nobody waits for it: it is
+ * nobody's child). */
 void ltap_guardian_hold(void);
 void ltap_guardian_release(void);
 /* The guardian's pid, 0 when there is none (tests). */

@@ -149,9 +149,13 @@ void ltap_instance_close(struct ltap_instance *inst)
 	if (inst->marker_fd >= 0)
 		close(inst->marker_fd);
 	if (inst->ti) {
+		/* tracing stops now; the removal itself (tracefs's teardown, tens
+		 * of ms) is the guardian's, beside ltap's end, when there is one */
 		tracefs_trace_off(inst->ti);
 		tracefs_event_disable(inst->ti, NULL, NULL);
-		if (tracefs_instance_destroy(inst->ti) < 0)
+		if (ltap_guardian_undo(LTAP_GUARD_INSTANCE, inst->name) == 0)
+			;
+		else if (tracefs_instance_destroy(inst->ti) < 0)
 			ltap_err("instance: cannot remove %s: %s", inst->name, strerror(errno));
 		else
 			ltap_guardian_forget(LTAP_GUARD_INSTANCE, inst->name);

@@ -74,6 +74,9 @@ int ltap_lines_next(struct ltap_lines *r, const char **line, size_t *len)
 			return -ENOMEM;
 		got = fread(r->buf + r->len, 1, r->cap - r->len, r->f);
 		r->len += got;
+		r->nread += got;
+		if (r->on_read && got)
+			r->on_read(r->on_read_ud, r->nread);
 		if (got == 0) {
 			if (ferror(r->f))
 				return errno ? -errno : -EIO;

@@ -6,6 +6,7 @@
 #define LTAP_LINES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct ltap_lines {
@@ -15,6 +16,11 @@ struct ltap_lines {
 	char *buf;
 	size_t cap, len, pos;
 	int eof;
+	/* optional: called after each block read from f with the bytes read
+	 * from it so far (a progress line) */
+	void (*on_read)(void *ud, uint64_t nread);
+	void *on_read_ud;
+	uint64_t nread;
 };
 
 void ltap_lines_init(struct ltap_lines *r, const char *pre, size_t prelen, FILE *f);

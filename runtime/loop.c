@@ -41,6 +41,7 @@ struct loop_watch {
 struct loop_timer {
 	int id;
 	int active;
+	int end;         /* the run's end (ltap_loop_end_at) */
 	uint64_t due, period;
 	uint64_t missed; /* ticks skipped because the loop was behind the clock */
 };
@@ -52,6 +53,8 @@ struct ltap_loop {
 	int nstreams;
 	struct loop_timer timers[MAX_TIMERS];
 	int ntimers;
+	struct loop_timer *next;  /* the next timer due, when !timers_changed */
+	int timers_changed;       /* a timer was added, cancelled, fired or moved */
 	struct loop_watch watches[MAX_WATCHES];
 	int ordered;
 	uint64_t (*now)(void *ud);
@@ -59,6 +62,7 @@ struct ltap_loop {
 	int realtime;       /* timers on the real clock: missed ticks are skipped */
 	uint64_t max_drain; /* ns the final drain may take */
 	int draining;       /* in ltap_loop_finish or ltap_loop_drain */
+	int every_tick;     /* no tick skipped when behind (ltap_loop_set_every_tick) */
 	int replay;         /* ltap_loop_run runs ltap_loop_replay */
 	int replaying;      /* in ltap_loop_replay: a wake-up yields */
 	uint64_t slice_end; /* a replay step's end (0: none): dispatching yields then */
@@ -169,23 +173,35 @@ int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
 
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period)
 {
+	loop->timers_changed = 1;
 	for (int i = 0; i < loop->ntimers; i++) {
 		if (!loop->timers[i].active) {
-			loop->timers[i] = (struct loop_timer){id, 1, first, period, 0};
+			loop->timers[i] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
 			return 0;
 		}
 	}
 	if (loop->ntimers == MAX_TIMERS)
 		return -ENOSPC;
-	loop->timers[loop->ntimers++] = (struct loop_timer){id, 1, first, period, 0};
+	loop->timers[loop->ntimers++] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
 	return 0;
 }
 
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 {
+	loop->timers_changed = 1;
 	for (int i = 0; i < loop->ntimers; i++)
 		if (loop->timers[i].id == id)
 			loop->timers[i].active = 0;
+}
+
+int ltap_loop_end_at(struct ltap_loop *loop, int id, uint64_t at)
+{
+	int e = ltap_loop_timer(loop, id, at, 0);
+
+	for (int i = 0; !e && i < loop->ntimers; i++)
+		if (loop->timers[i].id == id && loop->timers[i].active)
+			loop->timers[i].end = 1;
+	return e;
 }
 
 uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id)
@@ -249,6 +265,11 @@ void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain)
 	loop->max_drain = max_drain;
 }
 
+void ltap_loop_set_every_tick(struct ltap_loop *loop)
+{
+	loop->every_tick = 1;
+}
+
 void ltap_loop_set_replay(struct ltap_loop *loop)
 {
 	loop->replay = 1;
@@ -281,7 +302,7 @@ void ltap_loop_halt(struct ltap_loop *loop)
 	ltap_loop_stop(loop);
 }
 
-static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
+static struct loop_timer *loop_find_next_timer(struct ltap_loop *loop)
 {
 	struct loop_timer *best = NULL;
 	for (int i = 0; i < loop->ntimers; i++) {
@@ -292,18 +313,14 @@ static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
 	return best;
 }
 
-/* When the run's own end (a one-shot timer of negative id, -d) is due;
- * UINT64_MAX without one. */
-static uint64_t loop_end_due(const struct ltap_loop *loop)
+/* the next timer due, found again only after a timer changed: not a scan
+ * of the timers per event */
+static struct loop_timer *loop_next_timer(struct ltap_loop *loop)
 {
-	uint64_t end = UINT64_MAX;
-
-	for (int i = 0; i < loop->ntimers; i++) {
-		const struct loop_timer *t = &loop->timers[i];
-		if (t->active && t->id < 0 && !t->period && t->due < end)
-			end = t->due;
-	}
-	return end;
+	if (!loop->timers_changed)
+		return loop->next;
+	loop->timers_changed = 0;
+	return loop->next = loop_find_next_timer(loop);
 }
 
 static int loop_fire(struct ltap_loop *loop, struct loop_timer *t)
@@ -315,6 +332,7 @@ static int loop_fire(struct ltap_loop *loop, struct loop_timer *t)
 		t->due += t->period;
 	else
 		t->active = 0;
+	loop->timers_changed = 1;
 	return loop->hooks.timer(loop->hooks.ud, id, at);
 }
 
@@ -375,19 +393,13 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		t = loop_next_timer(loop);
 		if (t && t->due <= tm_wm && t->due <= ts) {
 			uint64_t bound = tm_wm != UINT64_MAX ? tm_wm : ts;
-			if (loop->realtime && t->period && t->due + t->period <= bound) {
-				/* never past the run's end: the last tick due by
-				 * then runs before it, however late the loop is */
-				uint64_t end = loop_end_due(loop);
-				if (end < bound)
-					bound = end;
-			}
-			if (loop->realtime && t->period && t->due + t->period <= bound) {
+			if (loop->realtime && !loop->every_tick && t->period && t->due + t->period <= bound) {
 				/* more than a period behind the clock (a slow handler,
 				 * a tiny interval): only the last tick due runs, after
 				 * the events before it, as a timerfd counts overruns */
 				uint64_t k = (bound - t->due) / t->period;
 				t->due += k * t->period;
+				loop->timers_changed = 1;
 				t->missed += k;
 				continue;
 			}
@@ -415,14 +427,26 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 	return 0;
 }
 
+/* The run's end (ltap_loop_end_at), when it is due by now. */
+static struct loop_timer *loop_end_due(struct ltap_loop *loop, uint64_t now)
+{
+	for (int i = 0; i < loop->ntimers; i++)
+		if (loop->timers[i].active && loop->timers[i].end && loop->timers[i].due <= now)
+			return &loop->timers[i];
+	return NULL;
+}
+
 static void loop_arm(struct ltap_loop *loop, uint64_t now)
 {
 	struct loop_timer *t = loop_next_timer(loop);
 	uint64_t at = loop->last_drain + DRAIN_TICK; /* not pushed back by watch wake-ups */
 	struct itimerspec its = {0};
 
-	if (t && t->due + ORDER_SLACK < at)
-		at = t->due + ORDER_SLACK;
+	/* a timer runs once the events before it can no longer be unread
+	 * (ORDER_SLACK after it), but for the run's end: it stops tracing at
+	 * once, and the final drain then reads every event before it */
+	if (t && t->due + (t->end ? 0 : ORDER_SLACK) < at)
+		at = t->due + (t->end ? 0 : ORDER_SLACK);
 	for (int i = 0; i < MAX_WATCHES; i++)
 		if (loop->watches[i].fd >= 0 && loop->watches[i].due && loop->watches[i].due < at)
 			at = loop->watches[i].due;
@@ -458,6 +482,7 @@ static int loop_replay_step(struct ltap_loop *loop)
 int ltap_loop_step(struct ltap_loop *loop, int timeout_ms)
 {
 	struct epoll_event evs[64];
+	struct loop_timer *end;
 	uint64_t t0, v;
 	int n, drain = 0;
 
@@ -504,6 +529,13 @@ int ltap_loop_step(struct ltap_loop *loop, int timeout_ms)
 	 * the watch sees the state after the last batch; the tick comes
 	 * DRAIN_TICK after the last drain whatever woke the loop since */
 	t0 = loop->now(loop->now_ud);
+	if (loop->realtime && (end = loop_end_due(loop, t0)) != NULL) {
+		/* the run's end came: its hook stops the run now, and the timer
+		 * stays, to run again in its place among the final drain's
+		 * events (what comes after it is not dispatched) */
+		loop->hooks.timer(loop->hooks.ud, end->id, end->due);
+		return 0;
+	}
 	if (drain) {
 		loop->last_drain = t0;
 		if (loop_fill_all(loop))

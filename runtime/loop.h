@@ -39,9 +39,15 @@ void ltap_loop_free(struct ltap_loop *loop);
 
 int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s);
 /* A timer first due at trace time `first`, then every `period` ns (0: once).
- * A negative id is the run's own (its end, -d): it runs after every other
- * timer due at the same time, so an interval ending with the run reports. */
+ * A negative id is the run's own (its end, -d; a check of its own): it runs
+ * after every other timer due at the same time, so an interval ending with
+ * the run reports. */
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period);
+/* The run's end as timer id at `at`: as a timer, and on a live run its hook
+ * is also called as soon as it is due, to stop the run at once
+ * (ltap_loop_step returns 0: no ORDER_SLACK waited, the final drain reads
+ * every event before it), and again in its place in the final drain. */
+int ltap_loop_end_at(struct ltap_loop *loop, int id, uint64_t at);
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id);
 /* Ticks of timer id skipped so far (see ltap_loop_set_realtime). */
 uint64_t ltap_loop_timer_missed(struct ltap_loop *loop, int id);
@@ -56,6 +62,10 @@ void ltap_loop_set_clock(struct ltap_loop *loop, uint64_t (*now)(void *ud), void
  * final drain stops after max_drain ns (0: no drain) and counts the rest in
  * each stream's `skipped`. */
 void ltap_loop_set_realtime(struct ltap_loop *loop, uint64_t max_drain);
+/* A live run being recorded: every tick runs, late when the loop is behind,
+ * as the replay of the recording will run them (it cannot know which ticks
+ * a live loop fell behind on). */
+void ltap_loop_set_every_tick(struct ltap_loop *loop);
 
 /* A replay: the streams hold all their data (a file), read as they are
  * dispatched; ltap_loop_run runs ltap_loop_replay to their end, the batch

@@ -17,6 +17,8 @@ struct proc_entry {
 	int tgid;
 	char comm[16];
 	unsigned char used;
+	unsigned char known;    /* tgid and comm read or told (not a mark's entry) */
+	unsigned char followed; /* ltap_proc_follow */
 };
 
 struct ltap_proc {
@@ -25,6 +27,7 @@ struct ltap_proc {
 	/* replay: names come from the saved trace, never from this machine's /proc */
 	const char *(*lookup)(void *ud, int tid);
 	void *lookup_ud;
+	unsigned gen; /* changes when a known task's name or process changes */
 };
 
 struct ltap_proc *ltap_proc_new(void)
@@ -117,8 +120,14 @@ static struct proc_entry *proc_get(struct ltap_proc *p, int tid, int load)
 {
 	struct proc_entry *e = proc_slot(p->tab, p->mask, tid);
 
-	if (e->used)
+	if (e->used) {
+		if (load && !e->known) { /* made by a mark: the task is read now */
+			proc_read(p, tid, e);
+			p->gen++;
+		}
+		e->known |= (unsigned char)load;
 		return e;
+	}
 	if ((p->used + 1) * 2 > p->mask + 1) {
 		if (proc_grow(p) < 0)
 			return NULL;
@@ -126,6 +135,7 @@ static struct proc_entry *proc_get(struct ltap_proc *p, int tid, int load)
 	}
 	e->used = 1;
 	e->tid = tid;
+	e->known = (unsigned char)load;
 	p->used++;
 	if (load)
 		proc_read(p, tid, e);
@@ -142,6 +152,11 @@ const char *ltap_proc_comm(struct ltap_proc *p, int tid)
 	return e ? e->comm : "<...>";
 }
 
+unsigned ltap_proc_generation(const struct ltap_proc *p)
+{
+	return p->gen;
+}
+
 int ltap_proc_tgid(struct ltap_proc *p, int tid)
 {
 	struct proc_entry *e = proc_get(p, tid, 1);
@@ -153,6 +168,8 @@ void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm)
 	struct proc_entry *e = proc_get(p, tid, tgid < 0);
 	if (!e)
 		return;
+	e->known = 1;
+	p->gen++;
 	if (tgid >= 0)
 		e->tgid = tgid;
 	if (comm) { /* per task event: no printf */
@@ -213,6 +230,20 @@ int ltap_proc_seed(struct ltap_proc *p)
 	return n;
 }
 
+void ltap_proc_follow(struct ltap_proc *p, int tid, int on)
+{
+	struct proc_entry *e = proc_get(p, tid, 0); /* the name is read when asked for */
+
+	if (e)
+		e->followed = (unsigned char)(on != 0);
+}
+
+int ltap_proc_followed(struct ltap_proc *p, int tid)
+{
+	struct proc_entry *e = proc_slot(p->tab, p->mask, tid);
+	return e->used && e->followed;
+}
+
 void ltap_proc_set_lookup(struct ltap_proc *p, const char *(*lookup)(void *ud, int tid), void *ud)
 {
 	p->lookup = lookup;
@@ -228,7 +259,7 @@ char *ltap_proc_cmdlines(struct ltap_proc *p)
 		return NULL;
 	out[0] = 0;
 	for (uint32_t i = 0; i <= p->mask; i++) {
-		if (!p->tab[i].used || p->tab[i].tid == 0)
+		if (!p->tab[i].used || !p->tab[i].known || p->tab[i].tid == 0)
 			continue;
 		if (len + 64 > cap) {
 			char *n = realloc(out, cap *= 2);

@@ -32,6 +32,7 @@
 /* In libtracecmd since 1.0 and used by trace-cmd itself, but not declared in
  * the public header of 1.3. */
 int tracecmd_cpus(struct tracecmd_input *handle);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 int tracecmd_page_size(struct tracecmd_input *handle);
 
 /* a definition that stands in for libtraceevent's in the whole process */
@@ -322,7 +323,7 @@ static int reader_send(struct reader *r, struct tep_record *rec)
 	return 0;
 }
 
-int ltap_replay_reader_run(const struct ltap_sandbox *sb, pid_t parent)
+int ltap_replay_reader_run(const struct ltap_sandbox *sb, pid_t parent, int want_last)
 {
 	int in_fd = sb->in_fd, out_fd = sb->out_fd;
 	struct ltap_wire_setup setup = {0};
@@ -365,6 +366,13 @@ int ltap_replay_reader_run(const struct ltap_sandbox *sb, pid_t parent)
 	if (!s)
 		return reader_fail(r.o, why[0] ? why : "out of memory");
 	reader_find_start(&r, s, n);
+	for (int i = 0; i < n && want_last; i++) {
+		struct tep_record *rec = tracecmd_read_cpu_last(s[i].h, s[i].cpu);
+		if (rec && rec->ts > setup.last)
+			setup.last = rec->ts;
+		if (rec)
+			tracecmd_free_record(rec);
+	}
 	for (int i = 0; i < n; i++) {
 		s[i].rec = tracecmd_read_cpu_first(s[i].h, s[i].cpu);
 		if (s[i].rec && s[i].rec->ts < first)

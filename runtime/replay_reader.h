@@ -16,10 +16,11 @@
 
 /* Confines the process as sb says (sb->in_fd the trace.dat, sb->out_fd
  * the pipe to ltap, parent ltap's pid), reads the trace.dat and writes its
- * frames. Returns the process's exit code: 2 after ERROR (a file it cannot
- * read, or a sandbox it could not enter); after END it does not return but
- * waits for ltap to end it, so that it can be looked at while the run goes
- * on (tests/fuzz/t_reader_sandbox.sh). */
-int ltap_replay_reader_run(const struct ltap_sandbox *sb, pid_t parent);
+ * frames; with want_last, SETUP says the last event's time too (read from
+ * each CPU's last page first). Returns the process's exit code: 2 after
+ * ERROR (a file it cannot read, or a sandbox it could not enter); after END
+ * it does not return but waits for ltap to end it, so that it can be
+ * looked at while the run goes on (tests/fuzz/t_reader_sandbox.sh). */
+int ltap_replay_reader_run(const struct ltap_sandbox *sb, pid_t parent, int want_last);
 
 #endif

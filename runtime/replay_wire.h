@@ -43,6 +43,7 @@ struct ltap_wire_setup {
 	uint64_t start;   /* "ltap-record start=NS", or the first event's time */
 	int32_t command;  /* "... command=PID" after it: the run's -c command, or 0 */
 	uint32_t zero2;
+	uint64_t last;    /* the last event's time, when asked (LTAP_REPLAY_LAST), else 0 */
 };
 
 struct ltap_wire_rec {

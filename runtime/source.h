@@ -45,6 +45,10 @@ struct ltap_source_event {
 	int perf;              /* served by the perf rings (call chains) */
 	int task_only;         /* followed for ltap's task names, no probe of the script's */
 	uint64_t freq;         /* a cpu-clock profile: samples per second per CPU */
+	/* the switches in of the -p / -c targets as perf's context-switch
+	 * records give them (each in the task's own context, whoever ran
+	 * before): records of this id, common_pid the task, no data */
+	int switches;
 	int in_kernel;         /* set by attach: the kernel applies `filter` */
 };
 
@@ -115,6 +119,10 @@ struct ltap_source_ops {
 	/* The recorded run's start and end on the trace clock (0: not known;
 	 * a live run's are the clock's). */
 	void (*span)(struct ltap_source *s, uint64_t *start, uint64_t *end);
+	/* How far a replay's input has been read: done of total, in the unit
+	 * returned (progress.h: bytes or ns of trace; total 0: not known), or
+	 * -1 when it cannot tell. For a progress line, between batches. */
+	int (*progress)(struct ltap_source *s, uint64_t *done, uint64_t *total);
 };
 
 /* Every source starts with this. */

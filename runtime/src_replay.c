@@ -11,6 +11,7 @@
 #include "evcheck.h"
 #include "gate.h"
 #include "log.h"
+#include "progress.h"
 #include "proc.h"
 #include "replay_reader.h"
 #include "replay_wire.h"
@@ -67,6 +68,9 @@ struct ltap_replay {
 	struct ltap_stream s;   /* one stream: the reader merges the CPUs */
 	struct ltap_stream *streams[1];
 	uint64_t start, end, records;
+	/* for progress, on the file's own clock: the first event's time, the
+	 * current one's, the last's (LTAP_REPLAY_LAST) */
+	uint64_t first, cur, last;
 	int command;            /* the recorded run's -c command ("start=NS command=PID") */
 	struct ltap_gate *gate; /* where "measure=PID" marks go, in order with the events */
 	struct tep_event *print; /* ftrace:print, for those marks */
@@ -187,11 +191,12 @@ static int replay_need(struct ltap_replay *r, size_t n)
 }
 
 /* The next frame: its header in *f, its payload at *payload (valid until
- * the next call). 0, or -1 with the reason set. */
+ * the next call; NULL when there is none). 0, or -1 with the reason set. */
 static int replay_frame(struct ltap_replay *r, struct ltap_wire_frame *f, char **payload)
 {
 	uint64_t size;
 
+	*payload = NULL;
 	if (replay_need(r, sizeof *f))
 		return -1;
 	memcpy(f, r->buf + r->head, sizeof *f);
@@ -294,7 +299,9 @@ static void replay_next(struct ltap_replay *r)
 					      (unsigned long long)r->records + 1, w.cpu, why);
 				return;
 			}
-			r->records++;
+			if (!r->records++)
+				r->first = w.ts;
+			r->cur = w.ts;
 			if (replay_clock_mark(r, data, (int)w.size))
 				break;
 			replay_mark(r, data, (int)w.size);
@@ -412,7 +419,7 @@ static void replay_relay_reports(struct ltap_replay *r, pid_t pid)
 }
 
 /* The reader process, its output on the returned fd; -1 on error. */
-static int replay_spawn(struct ltap_replay *r, int file_fd)
+static int replay_spawn(struct ltap_replay *r, int file_fd, int flags)
 {
 	int p[2];
 	pid_t parent = getpid();
@@ -458,7 +465,7 @@ static int replay_spawn(struct ltap_replay *r, int file_fd)
 		sb.in_fd = file_fd;
 		sb.out_fd = p[1];
 		sb.report_fd = r->reports;
-		_exit(ltap_replay_reader_run(&sb, parent));
+		_exit(ltap_replay_reader_run(&sb, parent, flags & LTAP_REPLAY_LAST));
 	}
 	close(p[1]);
 	return p[0];
@@ -582,6 +589,7 @@ static int replay_setup(struct ltap_replay *r)
 		goto out;
 	}
 	r->start = su.start;
+	r->last = su.last;
 	r->command = (int)su.command;
 	rc = replay_build_tep(r, &su, t, n);
 	if (rc == 0 && (r->print = tep_find_event_by_name(r->tep, "ftrace", "print")) != NULL)
@@ -597,7 +605,7 @@ out:
 
 static const struct ltap_source_ops replay_source_ops;
 
-struct ltap_replay *ltap_replay_open(const char *path)
+struct ltap_replay *ltap_replay_open(const char *path, int flags)
 {
 	struct ltap_replay *r = calloc(1, sizeof *r);
 	struct stat st;
@@ -621,7 +629,7 @@ struct ltap_replay *ltap_replay_open(const char *path)
 		ltap_replay_close(r);
 		return NULL;
 	}
-	r->fd = replay_spawn(r, file_fd);
+	r->fd = replay_spawn(r, file_fd, flags);
 	close(file_fd);
 	if (r->fd < 0) {
 		ltap_err("replay: cannot start the reader of %s: %s", path, strerror(errno));
@@ -728,6 +736,18 @@ static void replay_span(struct ltap_source *s, uint64_t *start, uint64_t *end)
 	*end = replay_of(s)->end;
 }
 
+/* by trace time: the event at hand between the first and the last */
+static int replay_progress(struct ltap_source *s, uint64_t *done, uint64_t *total)
+{
+	struct ltap_replay *r = replay_of(s);
+
+	if (!r->s.has || !r->last || r->last < r->first)
+		return -1;
+	*done = r->cur > r->first ? r->cur - r->first : 0;
+	*total = r->last - r->first;
+	return LTAP_PROGRESS_NS;
+}
+
 /* The input ended early: what the script saw is not the file. */
 static int replay_finish(struct ltap_source *s)
 {
@@ -751,6 +771,7 @@ static const struct ltap_source_ops replay_source_ops = {
 	.finish = replay_finish,
 	.close = replay_close,
 	.span = replay_span,
+	.progress = replay_progress,
 };
 
 struct ltap_source *ltap_replay_source(struct ltap_replay *r)

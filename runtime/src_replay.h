@@ -19,8 +19,12 @@ struct ltap_replay;
 /* Whether path starts as a trace.dat does (else: text, or unreadable). */
 int ltap_replay_is_tracedat(const char *path);
 
+/* flags of ltap_replay_open: also learn the last event's time, so that
+ * ltap_replay_progress can say how far the replay is (a progress line) */
+#define LTAP_REPLAY_LAST 1
+
 /* NULL with a logged reason naming the file. */
-struct ltap_replay *ltap_replay_open(const char *path);
+struct ltap_replay *ltap_replay_open(const char *path, int flags);
 /* Why the stream ended before the file's end (damaged, or its reader
  * died), or NULL: the reason for "replay: cannot read FILE: ...". */
 const char *ltap_replay_error(struct ltap_replay *r);

@@ -10,6 +10,8 @@
  * tid) so it dispatches the same way. */
 #include "src_sampler.h"
 
+#include "catalog.h"
+#include "filter.h"
 #include "log.h"
 #include "source.h"
 #include "notself.h"
@@ -38,6 +40,7 @@ struct ltap_sampler_event {
 	uint64_t freq;      /* profile: samples per second */
 	int rec_id;         /* profile: the common_type its records carry */
 	const char *filter; /* tracepoint filter (ftrace syntax), or NULL */
+	const struct ltap_source_event *src; /* what the run declared (a refused filter's parts) */
 };
 
 struct prof_id {
@@ -69,9 +72,12 @@ struct ltap_sampler {
 	int nids;
 	struct ltap_symbols *syms;
 	struct ltap_proc *proc; /* fed by COMM and FORK records when task_changed is set */
+	struct ltap_proc *follow; /* per-task events: the tasks they follow, marked there */
 	void (*task_changed)(void *ud, int tid, int exec);
 	void *task_ud;
+	struct ltap_catalog *cat; /* the formats: a refused filter's reason */
 	int on_exec; /* enabled by the kernel at the target's exec */
+	int switch_id; /* the record id of switches in (context_switch), or -1 */
 	uint32_t self; /* the ltap command's pid: its own samples are left out */
 	int notself;   /* the BPF filter that drops them in the kernel, or -errno */
 };
@@ -115,7 +121,16 @@ static void sampler_side(struct cpu_stream *c, const struct perf_event_header *h
 		memcpy(v, p, sizeof v);
 		if (v[0] == v[2] && v[0] != v[1])
 			ltap_symbols_fork(syms, (int)v[1], (int)v[0]);
+		if (c->owner->follow) /* the child inherits the events */
+			ltap_proc_follow(c->owner->follow, (int)v[2], 1);
 		sampler_task(c->owner, h);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		uint32_t v[4]; /* pid, ppid, tid, ptid: its events end here */
+		memcpy(v, p, sizeof v);
+		if (c->owner->follow)
+			ltap_proc_follow(c->owner->follow, (int)v[2], 0);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -137,6 +152,38 @@ static int sampler_prof_id(struct ltap_sampler *s, uint64_t id)
 	return -1;
 }
 
+/* A task switched in (PERF_RECORD_SWITCH of a per-task event, or
+ * PERF_RECORD_SWITCH_CPU_WIDE of a CPU's, whose next_prev_pid and tid come
+ * first; both end with the sample_id trailer: pid, tid, time, cpu,
+ * identifier, written in the switched-in task's own context) as a record
+ * of the switches' id: the common header only, common_pid the task; an
+ * empty call chain marks it the perf ring's. 1 when cur holds it. */
+static int sampler_switch_in(struct cpu_stream *c, const struct perf_event_header *h)
+{
+	static const uint64_t no_chain[1];
+	const char *t = (const char *)h + h->size - SIDE_TRAILER;
+	uint16_t type = (uint16_t)c->owner->switch_id;
+	uint32_t ids[2], cpu;
+
+	if (h->size < sizeof *h + SIDE_TRAILER)
+		return 0;
+	memcpy(ids, t, sizeof ids);
+	memcpy(&c->s.cur.ts, t + 8, sizeof c->s.cur.ts);
+	memcpy(&cpu, t + 16, sizeof cpu);
+	memset(c->hdr, 0, sizeof c->hdr);
+	memcpy(c->hdr, &type, sizeof type);
+	memcpy(c->hdr + 4, &ids[1], sizeof ids[1]);
+	c->s.cur.side = 0;
+	c->s.cur.cpu = (int)cpu;
+	c->s.cur.pid = (int)ids[0];
+	c->s.cur.data = c->hdr;
+	c->s.cur.size = (int)sizeof c->hdr;
+	c->s.cur.callchain = no_chain;
+	c->s.cur.nr_callchain = 0;
+	c->s.has = 1;
+	return 1;
+}
+
 static void stream_advance(struct ltap_stream *st)
 {
 	struct cpu_stream *c = (struct cpu_stream *)st;
@@ -148,7 +195,8 @@ static void stream_advance(struct ltap_stream *st)
 		uint32_t rawsize;
 		uint64_t nr;
 
-		if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_COMM) {
+		if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_COMM ||
+		    (h->type == PERF_RECORD_EXIT && c->owner->follow)) {
 			/* in time order with the samples (stream_apply), not as read:
 			 * each CPU's ring is read in turn */
 			if (h->size < sizeof *h + SIDE_TRAILER) {
@@ -167,6 +215,12 @@ static void stream_advance(struct ltap_stream *st)
 			c->s.has = 1;
 			return;
 		}
+		if ((h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+		    c->owner->switch_id >= 0) {
+			if (!(h->misc & PERF_RECORD_MISC_SWITCH_OUT) && sampler_switch_in(c, h))
+				return;
+			continue;
+		}
 		if (h->type != PERF_RECORD_SAMPLE) {
 			sampler_side(c, h);
 			continue;
@@ -175,13 +229,14 @@ static void stream_advance(struct ltap_stream *st)
 		nr = v[5];
 		if (48 + nr * 8 + 4 > (uint64_t)h->size - sizeof *h)
 			continue;
-		/* ltap reading its rings, symbolizing, running the script: a profile
-		 * of the system is not about that, as the tracepoint path's filter
-		 * (common_pid != ltap) says too */
-		if ((uint32_t)v[2] == c->owner->self)
-			continue;
 		raw = (const char *)(v + 6 + nr);
 		memcpy(&rawsize, raw, sizeof rawsize);
+		/* ltap reading its rings, symbolizing, running the script: a profile
+		 * of the system is not about that, where BPF did not drop them. A
+		 * tracepoint's are the kernel filter's to keep or drop: an event of
+		 * ltap's may be about another task (source.c) */
+		if (rawsize < 8 && (uint32_t)v[2] == c->owner->self)
+			continue;
 		c->s.cur.side = 0;
 		c->s.cur.ts = v[3];
 		c->s.cur.cpu = (int)(uint32_t)v[4];
@@ -231,7 +286,7 @@ static const struct ltap_stream_ops sampler_ops = {
 };
 
 static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_event *e, int track,
-			 size_t ring_bytes, int inherit, int on_exec)
+			 size_t ring_bytes, int inherit, int on_exec, int switches)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
@@ -261,6 +316,7 @@ static void sampler_attr(struct perf_event_attr *a, const struct ltap_sampler_ev
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		a->context_switch = (unsigned)switches;
 	}
 }
 
@@ -282,6 +338,33 @@ static size_t sampler_pages(size_t ring_kb)
 	return n < 8 ? 8 : n;
 }
 
+/* The kernel refused e's filter (the union of its probes' filters, and
+ * what source.c adds): names the probe whose own filter the kernel refuses,
+ * with the reason ltap's filter parser (filter.c, the kernel's grammar)
+ * gives, since the ioctl says only EINVAL. */
+static void sampler_filter_error(struct ltap_sampler *s, const struct ltap_sampler_event *e, int fd)
+{
+	const struct ltap_source_event *ev = e->src;
+	struct tep_event *fmt = ltap_catalog_event(s->cat, e->name);
+
+	for (int i = 0; ev && i < ev->nparts; i++) {
+		const struct ltap_source_filter *p = &ev->parts[i];
+		char why[1024];
+		struct ltap_filter *f;
+
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, p->text) == 0)
+			continue;
+		f = fmt ? ltap_filter_new(fmt, p->text, NULL, NULL, why, sizeof why) : NULL;
+		if (f || !fmt) {
+			ltap_filter_free(f);
+			snprintf(why, sizeof why, "the kernel refuses it (%s)", strerror(EINVAL));
+		}
+		ltap_err("%sprobe %s: bad filter '%s': %s", p->where, e->name, p->text, why);
+		return;
+	}
+	ltap_err("probe %s: bad filter: the kernel refuses '%s' (%s)", e->name, e->filter, strerror(EINVAL));
+}
+
 /* One event on one CPU for one target: fd into s->fds, output into c's ring. */
 static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const struct ltap_sampler_event *e,
 			    pid_t pid, int cpu, int track, size_t pages)
@@ -290,7 +373,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 	size_t bytes = pages * (size_t)getpagesize();
 	int fd, err;
 
-	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec);
+	sampler_attr(&a, e, track, bytes, pid != -1, s->on_exec, s->switch_id >= 0);
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -322,7 +405,7 @@ static int sampler_open_one(struct ltap_sampler *s, struct cpu_stream *c, const 
 		s->notself = -errno;
 	}
 	if (e->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter) < 0) {
-		ltap_err("probe %s: bad filter '%s'", e->name, e->filter);
+		sampler_filter_error(s, e, fd);
 		return -EINVAL;
 	}
 	if (e->tp_id < 0) {
@@ -455,10 +538,14 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 	char (*names)[128], **filters;
 	int n = 0, rc = 0;
 
-	for (int i = 0; i < env->nevents; i++)
-		n += env->events[i].perf;
+	for (int i = 0; i < env->nevents; i++) {
+		n += env->events[i].perf && !env->events[i].switches;
+		if (env->events[i].switches)
+			s->switch_id = env->events[i].id; /* records of the per-task events, none of its own */
+	}
 	if (!n)
 		return 0;
+	s->cat = env->cat;
 	if (env->task_changed) {
 		s->proc = env->proc;
 		s->task_changed = env->task_changed;
@@ -475,9 +562,10 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 	for (int i = 0; i < env->nevents && !rc; i++) {
 		struct ltap_source_event *ev = &env->events[i];
 		struct ltap_sampler_event *e = &evs[n];
-		if (!ev->perf)
+		if (!ev->perf || ev->switches)
 			continue;
 		e->name = names[n];
+		e->src = ev;
 		if (ev->sys) {
 			snprintf(names[n], sizeof *names, "%s:%s", ev->sys, ev->name);
 			e->tp_id = ev->id;
@@ -493,6 +581,11 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 			e->rec_id = ev->id;
 		}
 		n++;
+	}
+	if (!rc && env->npids) { /* what the per-task events follow, from now on */
+		s->follow = env->proc;
+		for (int i = 0; i < env->npids; i++)
+			ltap_proc_follow(s->follow, env->pids[i], 1);
 	}
 	if (!rc)
 		rc = sampler_open(s, evs, n, env->pids, env->npids, env->command != 0, env->buffer_kb / 8, env->self);
@@ -523,5 +616,6 @@ struct ltap_source *ltap_sampler_new(struct ltap_symbols *syms)
 	s->src.ops = &sampler_ops_src;
 	s->syms = syms;
 	s->notself = -ENOENT; /* a run without perf events opens none, and closes none (not fd 0) */
+	s->switch_id = -1;
 	return &s->src;
 }

@@ -11,6 +11,7 @@
 #include "src_text.h"
 
 #include "log.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* read() a MB at a time: a syscall per 5,000 lines of a file */
@@ -37,12 +39,18 @@ struct ltap_textsrc {
 	int error;            /* errno of a failed read: the input ends there */
 	char *buf;            /* TEXT_BUF and a byte for the last line's 0 */
 	size_t head, tail;    /* buf[head, tail): read, not yet cut into lines */
+	uint64_t nread;       /* bytes read in all (a progress line's) */
 	long lineno, malformed, first_bad;
 	uint64_t first_ts;
 	struct ltap_textsrc_names names;
 	/* event name -> descriptor id (0: no probe wants it), open addressing */
 	struct { char *name; int id; } *slots;
 	unsigned cap, used, unwanted;
+	/* the last line's name and its id: a run of one event's lines looks up
+	 * no name (0 length: none; a name is set anew clears it) */
+	char last_name[64];
+	size_t last_len;
+	int last_id;
 	int pending;          /* rec's event is a name to declare (s.paused) */
 	int held;             /* rec waits for its name's id to be dispatched */
 	int skipping;         /* in a line longer than LTAP_TEXT_LINE_MAX */
@@ -91,6 +99,7 @@ int ltap_textsrc_set_id(struct ltap_textsrc *t, const char *event, int id)
 				t->slots[text_slot(t, os[j].name)] = os[j];
 		free(os);
 	}
+	t->last_len = 0;
 	i = text_slot(t, event);
 	if (!t->slots[i].name) {
 		if (!(t->slots[i].name = strdup(event)))
@@ -112,12 +121,22 @@ int ltap_textsrc_id(struct ltap_textsrc *t, const char *event)
 static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 {
 	struct ltap_textrec *r = &t->rec;
+	size_t nlen;
 	uint64_t ts = 0;
 	int cpu, id, e;
 
-	if ((e = ltap_text_parse_line(line, len, r, &ts, &cpu)) != 0)
+	if ((e = ltap_text_parse_line(line, len, r, &ts, &cpu, &nlen)) != 0)
 		return e;
-	id = ltap_textsrc_id(t, r->event);
+	if (nlen && nlen == t->last_len && memcmp(r->event, t->last_name, nlen) == 0) {
+		id = t->last_id;
+	} else {
+		id = ltap_textsrc_id(t, r->event);
+		if (nlen < sizeof t->last_name) {
+			memcpy(t->last_name, r->event, nlen);
+			t->last_len = nlen;
+			t->last_id = id;
+		}
+	}
 	if (id < 0 && !(t->names.wanted && t->names.wanted(t->names.ud, r->event))) {
 		/* remembered up to a bound: a text of endless names takes no memory */
 		if (t->unwanted < TEXT_NAMES_MAX && ltap_textsrc_set_id(t, r->event, 0) == 0)
@@ -152,6 +171,7 @@ static int text_read(struct ltap_textsrc *t)
 	n = read(t->fd, t->buf + t->tail, TEXT_BUF - t->tail);
 	if (n > 0) {
 		t->tail += (size_t)n;
+		t->nread += (uint64_t)n;
 		return 1;
 	}
 	if (n < 0 && errno == EINTR)
@@ -358,6 +378,19 @@ static void text_span(struct ltap_source *src, uint64_t *start, uint64_t *end)
 	*end = 0;
 }
 
+/* bytes cut into lines, of the file's size (a pipe's is not known) */
+static int text_progress(struct ltap_source *src, uint64_t *done, uint64_t *total)
+{
+	struct ltap_textsrc *t = (struct ltap_textsrc *)src;
+	struct stat st;
+
+	if (t->fd < 0)
+		return -1;
+	*done = t->nread - (t->tail - t->head);
+	*total = fstat(t->fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return LTAP_PROGRESS_BYTES;
+}
+
 /* A read error ends the run; lines that were no events are told. */
 static int text_finish(struct ltap_source *src)
 {
@@ -386,6 +419,7 @@ static const struct ltap_source_ops text_source_ops = {
 	.close = text_close,
 	.between = text_between,
 	.span = text_span,
+	.progress = text_progress,
 };
 
 struct ltap_textsrc *ltap_textsrc_new(const char *path, const struct ltap_textsrc_names *names)

@@ -357,7 +357,7 @@ static int tpsrc_record_open(struct ltap_tpsrc *t, const struct ltap_source_env 
 		return -1;
 	for (int i = 0; i < env->nevents; i++) {
 		const struct ltap_source_event *ev = &env->events[i];
-		if (ev->sys && !tpsrc_is_ftrace(ev) &&
+		if (ev->sys && !ev->perf && !tpsrc_is_ftrace(ev) &&
 		    asprintf(&t->recorded[t->nrecorded++], "%s/%s", ev->sys, ev->name) < 0) {
 			t->recorded[--t->nrecorded] = NULL;
 			return -1;

@@ -57,8 +57,9 @@ static const char *text_stamp(const char *s, uint64_t *ns)
 	return p;
 }
 
-/* "[001]": the CPU column; returns the position after ']' or NULL */
-static char *cpu_column(char *s, int *cpu)
+/* "[001]": the CPU column; returns the position after ']' or NULL, and
+ * where the column began (the end of the task's) in *start */
+static char *cpu_column(char *s, int *cpu, char **start)
 {
 	for (char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
 		char *q = p + 1;
@@ -68,23 +69,33 @@ static char *cpu_column(char *s, int *cpu)
 			q++;
 		if (*q == ']' && text_int(p + 1, cpu) == 0) {
 			*p = 0;
+			*start = p;
 			return q + 1;
 		}
 	}
 	return NULL;
 }
 
-/* "  comm-pid (tgid) " before the CPU column */
-static int task_column(char *s, struct ltap_textrec *r)
+/* the last c in [s, end), or NULL: strrchr from the end, which is near */
+static char *last_of(char *s, char *end, char c)
 {
-	char *end = s + strlen(s), *dash;
+	while (end > s)
+		if (*--end == c)
+			return end;
+	return NULL;
+}
+
+/* "  comm-pid (tgid) " before the CPU column, which starts at end */
+static int task_column(char *s, char *end, struct ltap_textrec *r)
+{
+	char *dash;
 	int tid;
 
 	while (end > s && end[-1] == ' ')
 		*--end = 0;
 	r->tgid = -1;
 	if (end > s && end[-1] == ')') {
-		char *open = strrchr(s, '(');
+		char *open = last_of(s, end, '(');
 		if (!open)
 			return -1;
 		if (strcmp(open + 1, "-------)") != 0 && text_int(open + 1, &r->tgid) != 0)
@@ -96,7 +107,7 @@ static int task_column(char *s, struct ltap_textrec *r)
 	}
 	while (*s == ' ')
 		s++;
-	dash = strrchr(s, '-');
+	dash = last_of(s, end, '-');
 	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
 		return -1;
 	if (text_int(dash + 1, &tid) != 0)
@@ -213,8 +224,9 @@ const char *ltap_textrec_field(struct ltap_textrec *r, const char *key)
 	return NULL;
 }
 
-/* "name: info", "sys_name(args)" or "sys_name -> ret": the event and its info */
-static int event_column(char *rest, struct ltap_textrec *r)
+/* "name: info", "sys_name(args)" or "sys_name -> ret": the event, its
+ * name's length in *len, and its info */
+static int event_column(char *rest, struct ltap_textrec *r, size_t *len)
 {
 	size_t n = strcspn(rest, ":( ");
 	char *end;
@@ -228,9 +240,11 @@ static int event_column(char *rest, struct ltap_textrec *r)
 		r->info = rest + n + 1 + (rest[n + 1] == ' ');
 		/* trace_marker writes print as tracing_mark_write: the event is
 		 * ftrace:print, its text the field buf */
-		if (strcmp(rest, "tracing_mark_write") == 0) {
+		*len = n;
+		if (rest[0] == 't' && strcmp(rest, "tracing_mark_write") == 0) {
 			r->form = LTAP_TEXT_MARKER;
 			r->event = "print";
+			*len = 5;
 		}
 		return 0;
 	}
@@ -252,19 +266,22 @@ static int event_column(char *rest, struct ltap_textrec *r)
 		return -1;
 	}
 	r->event = r->evname;
+	*len = strlen(r->evname);
 	return 0;
 }
 
-int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_t *ts, int *cpu)
+int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_t *ts, int *cpu, size_t *nlen)
 {
-	char *rest, *tok;
+	char *rest, *tok, *task_end;
 
 	if (len && line[len - 1] == '\n')
 		line[len - 1] = 0;
-	if (line[0] == '#' || !line[strspn(line, " \t")])
-		return 1; /* a header or an empty line: not an event, not malformed */
-	rest = cpu_column(line, cpu);
-	if (!rest || task_column(line, r))
+	if (line[0] == '#')
+		return 1; /* a header: not an event, not malformed */
+	rest = cpu_column(line, cpu, &task_end);
+	if (!rest) /* an empty line is not malformed either */
+		return line[strspn(line, " \t")] ? -1 : 1;
+	if (task_column(line, task_end, r))
 		return -1;
 	/* [irq flags] timestamp: */
 	for (int i = 0; i < 2; i++) {
@@ -284,5 +301,5 @@ int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_
 	}
 	while (*rest == ' ')
 		rest++;
-	return event_column(rest, r) ? -1 : 0;
+	return event_column(rest, r, nlen) ? -1 : 0;
 }

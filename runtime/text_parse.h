@@ -37,10 +37,10 @@ struct ltap_textrec {
 
 /* Cuts line (NUL-terminated; a newline at line[len - 1] is dropped) in
  * place into r's comm, tid, tgid, event, info and form, and *ts (ns,
- * exactly) and *cpu. 0: an event; 1: not an event and not malformed (a
- * '#' header, a blank line); -1: malformed (r partly written). r's id,
- * line, nfields and scratch are the caller's. */
-int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_t *ts, int *cpu);
+ * exactly), *cpu and *nlen (the length of r->event). 0: an event; 1: not
+ * an event and not malformed (a '#' header, a blank line); -1: malformed
+ * (r partly written). r's id, line, nfields and scratch are the caller's. */
+int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_t *ts, int *cpu, size_t *nlen);
 /* Cuts the record's fields out of a copy of its info (into r->scratch,
  * LTAP_TEXT_SCRATCH bytes), once: nfields -1 means not yet. */
 void ltap_textrec_parse(struct ltap_textrec *r);

@@ -102,6 +102,86 @@ local function handle(e, event, fn)
   close_runs(s, event)
 end
 
+-- kernels since 2016 print fragmenting (fallback_order < pageblock_order)
+-- and pageblock_order without recording them: the fields are not there
+local PAGEBLOCK_ORDER = 9
+local function field(e, name)
+  local ok, v = pcall(function() return e[name] end)
+  return ok and tonumber(v) or nil
+end
+
+-- what a fallback tells beyond its count
+local function extfrag(s, e)
+  local fallback_order = field(e, "fallback_order")
+  local fragmenting = field(e, "fragmenting")
+  if fragmenting == nil and fallback_order then
+    fragmenting = fallback_order < (field(e, "pageblock_order") or PAGEBLOCK_ORDER) and 1 or 0
+  end
+  if fragmenting and fragmenting ~= 0 then
+    inc(s, "HIGH_EXT_FRAG")
+    if fallback_order and fallback_order <= 3 then inc(s, "HIGH_EXT_FRAGMENT_SEVERE") else inc(s, "HIGH_EXT_FRAGMENT_MODERATE") end
+  end
+  local change = tonumber(e.change_ownership)
+  if change and change ~= 0 then inc(s, "HIGH_EXT_FRAGMENT_CHANGED") end
+end
+
+-- The fast path: with neither --read-procstat nor --prepend-parent (a row is
+-- "comm-tid") nor a live --unknown GLOB (which may overlap the kmem events),
+-- every counter is an aggregate fed in C (s:by): no Lua per event but for
+-- the rare drains, refills and fallbacks. A run of drains (refills) in a
+-- process is found from the process's count of every event it had: the
+-- previous event was a drain when that count moved by exactly one since the
+-- last drain. Unknown is every event less the known ones. Reading a pipe,
+-- the handlers' path keeps the original's end at the next line after a
+-- second ^C (no line may come for a while, and no handler runs to see it).
+local fast = plain and not (ltap.live and o.unknown) and ltap.input ~= "-"
+local KEY = {"comm", "tid"}
+local fed, every_event, marks, extfrags = {}, nil, {}, {}
+local runs, last = {DRAINS = {}, REFILLS = {}}, {DRAINS = {}, REFILLS = {}}
+
+if fast then
+  every_event = stats()
+  local known = {mm_page_alloc = "MM_PAGE_ALLOC", mm_page_alloc_zone_locked = "MM_PAGE_ALLOC_ZONE_LOCKED",
+    mm_page_free = "MM_PAGE_FREE", mm_page_free_batched = "MM_PAGE_FREE_BATCHED",
+    mm_page_pcpu_drain = "MM_PAGE_PCPU_DRAIN", mm_page_alloc_extfrag = "MM_PAGE_ALLOC_EXTFRAG"}
+  -- declared first: a drain's own event is in its process's count when its handler runs
+  if ltap.live then
+    for ev in pairs(known) do probe("kmem:" .. ev, every_event:by(KEY)) end
+  else
+    probe("*:*", every_event:by(KEY))
+    -- ltap --record's own start/end marks are not events of the run
+    pcall(probe, "ftrace:print", function(e)
+      if tostring(e.buf):match("^ltap%-record ") then
+        local k = e.comm .. "-" .. e.tid
+        marks[k] = (marks[k] or 0) + 1
+      end
+    end)
+  end
+  for ev, col in pairs(known) do
+    fed[col] = stats()
+    pcall(probe, "kmem:" .. ev, fed[col]:by(KEY))
+  end
+  local function run_of(what)
+    local count, open = runs[what], last[what]
+    return function(e)
+      if exiting then return exit() end
+      local comm, tid = e.comm, e.tid
+      local k = comm .. "-" .. tid
+      local n = every_event:count(comm, tid) - (marks[k] or 0)
+      if open[k] ~= n - 1 then count[k] = (count[k] or 0) + 1 end
+      open[k] = n
+    end
+  end
+  pcall(probe, "kmem:mm_page_pcpu_drain", run_of("DRAINS"))
+  pcall(probe, "kmem:mm_page_alloc_zone_locked", run_of("REFILLS"))
+  pcall(probe, "kmem:mm_page_alloc_extfrag", function(e)
+    if exiting then return exit() end
+    local k = e.comm .. "-" .. e.tid
+    extfrags[k] = extfrags[k] or {}
+    extfrag(extfrags[k], e)
+  end)
+end
+
 -- Live, one probe per event. Over a saved trace one probe takes every
 -- event, since "Unknown" counts every other event of the input, as the
 -- original counts every other line.
@@ -109,7 +189,7 @@ local by_name, live = {}, ltap.live
 local function on(event, fn)
   by_name["kmem:" .. event] = {event, fn}
   by_name[event] = by_name["kmem:" .. event] -- a text trace without local formats
-  if live then probe("kmem:" .. event, function(e) handle(e, event, fn) end) end
+  if live and not fast then probe("kmem:" .. event, function(e) handle(e, event, fn) end) end
 end
 
 local function unknown_event(s) inc(s, "EVENT_UNKNOWN") end
@@ -132,30 +212,38 @@ on("mm_page_free", function(s) inc(s, "MM_PAGE_FREE") end)
 on("mm_page_free_batched", function(s) inc(s, "MM_PAGE_FREE_BATCHED") end)
 on("mm_page_pcpu_drain", function(s) inc(s, "MM_PAGE_PCPU_DRAIN") inc(s, "STATE_PCPU_PAGES_DRAINED") end)
 on("mm_page_alloc_zone_locked", function(s) inc(s, "MM_PAGE_ALLOC_ZONE_LOCKED") inc(s, "STATE_PCPU_PAGES_REFILLED") end)
--- kernels since 2016 print fragmenting (fallback_order < pageblock_order)
--- and pageblock_order without recording them: the fields are not there
-local PAGEBLOCK_ORDER = 9
-local function field(e, name)
-  local ok, v = pcall(function() return e[name] end)
-  return ok and tonumber(v) or nil
+on("mm_page_alloc_extfrag", function(s, e) inc(s, "MM_PAGE_ALLOC_EXTFRAG") extfrag(s, e) end)
+
+if fast then
+elseif not ltap.live then all_events("*:*")
+elseif o.unknown then all_events(o.unknown) end
+
+-- the fast path's rows, made anew from its aggregates for each report
+local function fast_rows()
+  perprocesspid = {}
+  for k, v in sorted(every_event) do
+    local key = k[1] .. "-" .. k[2]
+    local n = v.count - (marks[key] or 0)
+    -- a task of ltap's marks alone has no row
+    if n > 0 then stats_of(key).EVENT_UNKNOWN = n end
+  end
+  for col, agg in pairs(fed) do
+    for k, v in sorted(agg) do
+      local s = stats_of(k[1] .. "-" .. k[2])
+      s[col] = v.count
+      s.EVENT_UNKNOWN = s.EVENT_UNKNOWN - v.count
+    end
+  end
+  for key, s in pairs(extfrags) do
+    local row = stats_of(key)
+    for c, n in pairs(s) do row[c] = n end
+  end
+  for what, count in pairs(runs) do
+    for key, n in pairs(count) do stats_of(key)["HIGH_PCPU_" .. what] = n end
+    -- a report closes the open runs, as the original's does
+    for key in pairs(last[what]) do last[what][key] = nil end
+  end
 end
-
-on("mm_page_alloc_extfrag", function(s, e)
-  inc(s, "MM_PAGE_ALLOC_EXTFRAG")
-  local fallback_order = field(e, "fallback_order")
-  local fragmenting = field(e, "fragmenting")
-  if fragmenting == nil and fallback_order then
-    fragmenting = fallback_order < (field(e, "pageblock_order") or PAGEBLOCK_ORDER) and 1 or 0
-  end
-  if fragmenting and fragmenting ~= 0 then
-    inc(s, "HIGH_EXT_FRAG")
-    if fallback_order and fallback_order <= 3 then inc(s, "HIGH_EXT_FRAGMENT_SEVERE") else inc(s, "HIGH_EXT_FRAGMENT_MODERATE") end
-  end
-  local change = tonumber(e.change_ownership)
-  if change and change ~= 0 then inc(s, "HIGH_EXT_FRAGMENT_CHANGED") end
-end)
-
-if not ltap.live then all_events("*:*") elseif o.unknown then all_events(o.unknown) end
 
 local function aggregate()
   if not o.ignore_pid then return perprocesspid end
@@ -171,6 +259,7 @@ local function aggregate()
 end
 
 local function report_now()
+  if fast then fast_rows() end
   for _, s in pairs(perprocesspid) do
     -- runs still open count too
     if (s.STATE_PCPU_PAGES_DRAINED or 0) > 0 then inc(s, "HIGH_PCPU_DRAINS"); s.STATE_PCPU_PAGES_DRAINED = 0 end

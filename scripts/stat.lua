@@ -117,13 +117,14 @@ local function print_json(per_event, elapsed, all_runs)
       counters[#counters + 1] = {event = name, supported = false}
     end
   end
-  local doc = {command = cmdline ~= "" and cmdline or nil, runs = #(elapsed or {}), counters = counters}
+  local doc = {ltap = {version = ltap.version, commit = ltap.commit},
+    command = cmdline ~= "" and cmdline or nil, runs = #(elapsed or {}), counters = counters}
   if elapsed then
     local mean, sem = mean_sem(elapsed)
     doc.elapsed_ns = {mean = mean, stderr = sem, runs = elapsed}
   end
   if all_runs then doc.per_run = all_runs end
-  out:write(json.encode(doc, {keyorder = {"command", "runs", "elapsed_ns", "counters", "event", "mean", "stderr",
+  out:write(json.encode(doc, {keyorder = {"ltap", "version", "commit", "command", "runs", "elapsed_ns", "counters", "event", "mean", "stderr",
     "rel_stderr_percent", "supported"}}), "\n")
 end
 

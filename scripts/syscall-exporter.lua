@@ -52,9 +52,10 @@ local lat = metrics.histogram("syscall_duration_seconds", {labels = by_comm and 
   max_keys = max_keys or 1000, scale = 1e-9,
   help = "Time from sys_enter to sys_exit of a thread's system call, in seconds"})
 
+-- the calls counted in C (s:by: comm, and the syscall's name by its id)
+probe("raw_syscalls:sys_enter", calls:by({"comm", "syscall"}))
 local start_nr, start_time = {}, {}   -- tid -> the syscall in progress
 probe("raw_syscalls:sys_enter", function(e)
-  calls:inc(e.comm, names[e.id])
   start_nr[e.tid], start_time[e.tid] = e.id, e.time
 end)
 probe("raw_syscalls:sys_exit", function(e)

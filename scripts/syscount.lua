@@ -31,9 +31,10 @@ local function name(nr)
   return ltap.syscall_name(nr) or ("syscall_" .. nr)
 end
 
+-- the calls per process counted in C (s:by), no Lua per syscall
+probe("raw_syscalls:sys_enter", by_comm:by("comm"))
 if latency then
   probe("raw_syscalls:sys_enter", function(e)
-    by_comm:inc(e.comm)
     local t = entered[e.tid]
     if not t then t = {}; entered[e.tid] = t end
     t.nr, t.time = e.id, e.time
@@ -46,10 +47,7 @@ if latency then
     end
   end)
 else
-  probe("raw_syscalls:sys_enter", function(e)
-    by_comm:inc(e.comm)
-    by_call:inc(e.id)
-  end)
+  probe("raw_syscalls:sys_enter", by_call:by("id"))
 end
 
 local function show()

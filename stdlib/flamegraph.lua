@@ -45,6 +45,7 @@ local XML = {["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", 
 local function xml(s)
   return (tostring(s):gsub("[&<>\"']", XML))
 end
+M.xml = xml -- SVG text and attributes escaped (ltap.heatmap's too)
 
 -- a count in an attribute: exact, short
 local function num(v)

@@ -71,7 +71,7 @@ local function text_out(s)
 end
 M.write = text_out
 
-local key_order = {"report", "time", "interval", "lost", "lost_per_cpu", "tables", "text",
+local key_order = {"ltap", "version", "commit", "report", "time", "interval", "lost", "lost_per_cpu", "tables", "text",
   "type", "title", "hist", "keys", "value", "dropped", "rows", "key", "count", "sum", "min", "max", "avg",
   "var", "stddev", "lo", "hi", "lo_open", "hi_open"}
 
@@ -84,6 +84,8 @@ function ltap.report_flush()
   if d and (#d.tables > 0 or d.text) then
     seq = seq + 1
     d.report = seq
+    -- the first document says which ltap wrote the stream
+    if seq == 1 then d.ltap = {version = ltap.version, commit = ltap.commit} end
     d.time = now
     d.interval = now - (last_flush or ltap.start_time())
     local lost, per_cpu = ltap.lost()

@@ -57,22 +57,46 @@ local function link(l)
   return inl
 end
 
--- tbl gets column widths that fit an 80-column terminal after the page's
--- indent (as shares of pandoc's 72 columns; wider warns "table wider than
--- line width"): the first column (a name) as wide as its longest word, the
--- others share the rest. Cells are set ragged (.ad l): justified, a narrow
--- cell with a long word warns "cannot adjust line".
-local function table_widths(t)
-  local n, longest = #t.colspecs, 0
-  local function measure(row)
-    local cell = row.cells[1]
-    for word in pandoc.utils.stringify(cell.contents):gmatch("%S+") do
-      longest = math.max(longest, utf8.len(word) or #word)
+-- A table of names and long explanations (the Lua API's functions) is a
+-- list of tagged paragraphs (.TP), as man pages have them: tbl cannot break
+-- a cell across pages ("table text block will not fit on one page").
+-- Other tables go to tbl with column widths that fit an 80-column terminal
+-- after the page's indent (as shares of pandoc's 72 columns; wider warns
+-- "table wider than line width"): the first column as wide as its longest
+-- word, the others share the rest. Their cells are set ragged (.ad l):
+-- justified, a narrow cell with a long word warns "cannot adjust line".
+local LONG_CELL = 150
+
+local function rows_of(t)
+  local rows = pandoc.List()
+  for _, body in ipairs(t.bodies) do rows:extend(body.body) end
+  return rows
+end
+
+local function table_to_man(t)
+  local n, longest, long_cells = #t.colspecs, 0, false
+  local rows = rows_of(t)
+  for _, row in ipairs(rows) do
+    for j, cell in ipairs(row.cells) do
+      local text = pandoc.utils.stringify(cell.contents)
+      if j == 1 then
+        for word in text:gmatch("%S+") do longest = math.max(longest, utf8.len(word) or #word) end
+      elseif #text > LONG_CELL then
+        long_cells = true
+      end
     end
   end
-  for _, row in ipairs(t.head.rows) do measure(row) end
-  for _, body in ipairs(t.bodies) do
-    for _, row in ipairs(body.body) do measure(row) end
+  if n == 2 and long_cells then
+    local items = pandoc.List()
+    for _, row in ipairs(rows) do
+      items:insert({pandoc.utils.blocks_to_inlines(row.cells[1].contents), {row.cells[2].contents}})
+    end
+    return pandoc.DefinitionList(items)
+  end
+  for _, row in ipairs(t.head.rows) do
+    for word in pandoc.utils.stringify(row.cells[1].contents):gmatch("%S+") do
+      longest = math.max(longest, utf8.len(word) or #word)
+    end
   end
   local first = math.min(0.45, math.max(0.2, (longest + 1) / 72))
   for i, c in ipairs(t.colspecs) do
@@ -144,6 +168,6 @@ end
 
 return {
   {Meta = function(m) read_meta(m) end},
-  {Link = link, Table = table_widths, Code = code},
+  {Link = link, Table = table_to_man, Code = code},
   {Pandoc = shape},
 }

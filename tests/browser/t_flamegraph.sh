@@ -13,6 +13,7 @@ data=$here/../data
 work=$(mktemp -d /tmp/ltap-flame.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$here/chromium.sh"
 fg() { "$LTAP" flamegraph "$@" 2> $work/err || { cat $work/err; fail "ltap flamegraph $*"; }; }
 
 # 1. flamegraph.pl's frames: same rects, colours (--hash), tooltips, labels
@@ -133,8 +134,6 @@ PY
 
 # 4. in the browser. The page inlines fg.svg (click zooms, search highlights,
 # the case toggle) and opens the others in frames, some with a URL state
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "FAIL: chromium is not installed (make.sh installs it)"; exit 1; }
 read hx hy < <(python3 -c '
 import sys, xml.etree.ElementTree as ET
 ns = {"s": "http://www.w3.org/2000/svg"}
@@ -244,11 +243,5 @@ window.onload = function () {
 </script></body></html>
 JS
 } > page.html
-timeout 90 "$browser" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --allow-file-access-from-files \
-  --virtual-time-budget=10000 --user-data-dir=$work/profile --dump-dom "file://$work/page.html" > dom 2> browser.err
-result=$(sed -n 's/.*<pre id="result">\(.*\)<\/pre>.*/\1/p' dom)
-[ -n "$result" ] || { tail -5 browser.err; fail "browser: no result"; }
-echo "in Chromium: $result"
-case " $result" in *=false*) fail "browser: a check failed" ;; esac
-[ $(echo "$result" | wc -w) -eq 27 ] || fail "browser: expected 27 checks"
+browser_checks page.html 27
 echo "PASS t_flamegraph.sh"

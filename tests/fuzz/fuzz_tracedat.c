@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ltap_log_set_verbosity(LTAP_LOG_NONE);
 	fd = fuzz_file("fuzz_tracedat", data, size, path, sizeof path);
-	r = ltap_replay_open(path);
+	r = ltap_replay_open(path, 0);
 	if (r) {
 		struct tep_handle *tep = ltap_replay_tep(r);
 		struct tep_event_filter *filter = filter_all(tep);

@@ -28,11 +28,13 @@ check_tree_gone() { # check_tree_gone WHAT PIDFILE
     case "$(cat /proc/$p/comm 2>/dev/null)" in ltap*) ;; *) fail "$1: a command cgroup was left: $d" ;; esac
   done
 }
-# guardian_of PID: the pid of ltap PID's guardian (its child "ltap-guardian")
+# guardian_of PID: the pid of ltap PID's guardian: an "ltap-guardian" (init's
+# child: it is forked twice) holding a pidfd of PID
 guardian_of() {
   local d
   for d in /proc/[0-9]*; do
-    [ "$(cat $d/comm 2>/dev/null)" == ltap-guardian ] && [ "$(awk '{ print $4 }' $d/stat 2>/dev/null)" == "$1" ] && { echo ${d#/proc/}; return 0; }
+    [ "$(cat $d/comm 2>/dev/null)" == ltap-guardian ] || continue
+    grep -qsx "Pid:[[:space:]]*$1" $d/fdinfo/* && { echo ${d#/proc/}; return 0; }
   done
   fail "ltap $1 has no guardian"
 }

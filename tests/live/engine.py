@@ -85,6 +85,18 @@ def _memory_cgroup_v1():
     return rel is not None and os.access("/sys/fs/cgroup/memory" + rel, os.W_OK)
 
 
+def _no_ltap_package():
+    """dpkg knows none of ltap's packages, or each removed with its files (purged)"""
+    for p in ("ltap", "libltap0", "libltap-dev", "lua-ltap"):
+        try:
+            r = subprocess.run(["dpkg-query", "-W", "-f", "${db:Status-Status}", p], capture_output=True, text=True)
+        except OSError:
+            return True
+        if r.returncode == 0 and r.stdout not in ("", "not-installed"):
+            return False
+    return True
+
+
 # REQUIRES NAME (or !NAME): what a test needs of this machine, with the
 # reason a skip gives. Tools make.sh installs are not here: without them a
 # test fails rather than skips.
@@ -103,6 +115,9 @@ REQUIREMENTS = {
             "no /dev/kvm (or no kvm tracepoints): this machine cannot run a KVM guest"),
     "qemu": (lambda: shutil.which("qemu-system-x86_64") is not None,
              "qemu-system-x86_64 is not installed (Debian: qemu-system-x86)"),
+    # a test that installs ltap's package leaves alone one installed by someone else
+    "no_ltap_package": (_no_ltap_package,
+                        "an ltap package is installed already (dpkg -s ltap libltap0 libltap-dev lua-ltap): not this test's to replace"),
 }
 
 

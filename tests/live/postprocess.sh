@@ -82,6 +82,18 @@ grep -q "^cc1 " $WORK/want || fail "--ignore-pid: the original printed no cc1 ro
 diff -u $WORK/want $WORK/got || fail "--ignore-pid: rows differ from the original's"
 echo "ok: --ignore-pid as the original"
 
+# Without --read-procstat and --prepend-parent the counters are fed in C
+# (s:by); with --read-procstat (no task of these inputs lacks a name, so
+# the names are the same) every event goes through the Lua handlers: both
+# give every row the same, drains, refills and fallbacks included
+for f in $D $L; do
+  run_ltap $WORK/fast $WORK/err --input $f pagealloc-postprocess
+  run_ltap $WORK/slow $WORK/err --input $f pagealloc-postprocess --read-procstat
+  [ "$(rows $WORK/fast | wc -l)" -ge 5 ] || fail "$f: $(rows $WORK/fast | wc -l) rows"
+  diff -u <(rows $WORK/slow) <(rows $WORK/fast) || fail "$f: the counters fed in C differ from the Lua handlers'"
+done
+echo "ok: the counters fed in C as the Lua handlers count them"
+
 # live: the workload's allocations and frees, with its parent (ltap, which started it)
 run_ltap $WORK/out $WORK/err -c "$PROGS/touch_pages 3000" pagealloc-postprocess --prepend-parent
 expect_eq "live exit" 0 "$RC"

@@ -75,6 +75,9 @@ $PQ wait $PROM "sum(getppid_duration_seconds_bucket{le=\"+Inf\",comm=\"getppid_l
 # Prometheus asked for OpenMetrics (its Accept puts it first), and read it
 $PQ wait $PROM 'count(up{job="ltap"} == 1)' 3 || fail "targets down"
 $PQ wait $PROM 'count(ltap_scrapes_total{format="openmetrics"} > 0)' 3 || fail "prometheus did not take OpenMetrics"
+# (before this test's own text GETs below: each counts as a text scrape,
+# which Prometheus' next scrape would store)
+$PQ wait $PROM 'sum(ltap_scrapes_total{format="text"})' 0 || fail "prometheus took the text format"
 # every adversarial name its own series, read back to its bytes, exact counts
 $PQ labels $PROM "syscalls_total{instance=\"$A3\",syscall=\"getppid\"}" comm $WORK/names || fail "names collide in Prometheus"
 python3 $SRCDIR/tests/live/prom.py get http://$A3/metrics 'application/openmetrics-text;version=1.0.0' > $WORK/om3 2> /dev/null
@@ -82,7 +85,6 @@ python3 $SRCDIR/tests/live/prom.py get http://$A3/metrics 'application/openmetri
   fail "names collide in the OpenMetrics parser"
 python3 $SRCDIR/tests/live/prom.py get http://$A3/metrics > $WORK/text3 2> /dev/null
 promtool check metrics < $WORK/text3 || fail "promtool check metrics rejects the adversarial names"
-$PQ wait $PROM 'sum(ltap_scrapes_total{format="text"})' 0 || fail "prometheus took the text format"
 
 # both formats of one exporter checked by tools of the Prometheus project
 python3 $SRCDIR/tests/live/prom.py get http://$A1/metrics > $WORK/text 2> $WORK/ctype

@@ -4,8 +4,9 @@
 - every relative link of README.md, docs/*.md, tests/README.md and
   bench/README.md names a file that exists, and an anchor (#...) a heading
   of that file (GitHub's rule: lower case, punctuation dropped, spaces -);
-- with MAN pages given: each renders with `man --warnings -l` and no
-  warning, and says something (a NAME and more than a screen of text).
+- with MAN pages given: each renders with no warning from `man --warnings`,
+  as a terminal shows it and as lintian runs it, and says something (a
+  NAME and more than a screen of text).
 
 usage: check_docs.py SRCDIR [MANPAGE...]
 """
@@ -61,16 +62,22 @@ def check_links(src):
 
 
 def check_man(page):
-    env = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8")
-    r = subprocess.run(["man", "--warnings", "-l", page], env=env,
-                       capture_output=True, text=True)
+    """man --warnings as a reader's terminal runs it, and as lintian does
+    (paginated: -Tutf8 -Z, 80 and 120 columns, a clean environment)"""
     bad = []
-    if r.returncode != 0:
-        bad.append(f"{page}: man exited {r.returncode}")
-    if r.stderr.strip():
-        bad.append(f"{page}: warnings:\n{r.stderr.rstrip()}")
-    if "NAME" not in r.stdout or r.stdout.count("\n") < 50:
-        bad.append(f"{page}: renders {r.stdout.count(chr(10))} lines, no NAME or too short")
+    runs = [(["man", "--warnings", "-l", page], {**os.environ, "MANWIDTH": "80", "LC_ALL": "C.UTF-8"})]
+    for width in ("80", "120"):
+        runs.append((["man", "--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", page],
+                     {"PATH": os.environ["PATH"], "LC_ALL": "C.UTF-8", "MANROFFSEQ": "", "MANWIDTH": width}))
+    for i, (cmd, env) in enumerate(runs):
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        how = " ".join(cmd[:-1]) + (f" (MANWIDTH={env['MANWIDTH']})")
+        if r.returncode != 0:
+            bad.append(f"{page}: {how} exited {r.returncode}")
+        if r.stderr.strip():
+            bad.append(f"{page}: {how} warns:\n{r.stderr.rstrip()}")
+        if i == 0 and ("NAME" not in r.stdout or r.stdout.count("\n") < 50):
+            bad.append(f"{page}: renders {r.stdout.count(chr(10))} lines, no NAME or too short")
     return bad
 
 

@@ -73,7 +73,7 @@ static void test_lines(void)
 		n++;
 		total += len;
 	}
-	CHECK(got == 0 && ok && n == 6);
+	CHECK(got == 0 && ok && n == 6 && total == strlen("first" "line one" "line two\r" "last") + (3u << 20));
 	ltap_lines_free(&r);
 	fclose(f);
 	free(big);

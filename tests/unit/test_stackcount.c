@@ -1,7 +1,8 @@
 /* test_stackcount.c: stacks counted per (command, frames): equal stacks
  * add up, any difference is a new entry, entries come back in the order
  * first counted; the allocator's sizes add up to zero after the free, and
- * a refusal counts nothing. */
+ * a refusal counts nothing. Stacks kept for a weight known later (keys),
+ * and joined stacks of a blocked task and its waker. */
 #include "check.h"
 #include "counted_alloc.h"
 #include "stackcount.h"
@@ -70,6 +71,54 @@ int main(void)
 	ltap_stackcount_free(sc);
 	CHECK(used == 0);
 	ltap_stackcount_free(NULL);
+
+	/* weights after the event: a stack kept without a count is in none of
+	 * the results until one is added; the same stack, the same key; joined
+	 * stacks (blocked, waker) are entries of their own, by the pair */
+	sc = ltap_stackcount_new(counted_alloc, NULL);
+	{
+		long a = ltap_stackcount_intern(sc, "sleeper", 7, f1, 3, 0x10);
+		long w = ltap_stackcount_intern(sc, "irq", 3, f3, 2, 0x7f00);
+		long j;
+		size_t it = 0;
+
+		CHECK(a == 0 && w == 1 && ltap_stackcount_intern(sc, "sleeper", 7, f1, 3, 0x99) == a);
+		CHECK(ltap_stackcount_keys(sc) == 2 && ltap_stackcount_size(sc) == 0 && ltap_stackcount_total(sc) == 0);
+		CHECK(ltap_stackcount_next(sc, &it) == NULL);
+		ltap_stackcount_add_at(sc, a, 10000);
+		ltap_stackcount_add_at(sc, a, 30000);
+		CHECK(ltap_stackcount_size(sc) == 1 && ltap_stackcount_total(sc) == 40000);
+		CHECK((e = entry(sc, 0)) && e->count == 40000 && e->leaf_raw == 0x10 && !e->blocked);
+		CHECK(ltap_stackcount_add(sc, "sleeper", 7, f1, 3, 0, 5) == 0); /* add() finds the kept one */
+		CHECK(ltap_stackcount_size(sc) == 1 && entry(sc, 0)->count == 40005);
+		CHECK(ltap_stackcount_join(sc, a, w, 7) == 0 && ltap_stackcount_join(sc, a, w, 3) == 0);
+		CHECK(ltap_stackcount_join(sc, w, a, 1) == 0); /* the other way round: another joined stack */
+		CHECK(ltap_stackcount_size(sc) == 3 && ltap_stackcount_total(sc) == 40016);
+		it = 0;
+		CHECK(ltap_stackcount_next(sc, &it) == entry(sc, 0)); /* w has no count of its own */
+		e = ltap_stackcount_next(sc, &it);
+		CHECK(e && e->count == 10 && e->blocked == entry(sc, 0) && e->waker && e->waker->commlen == 3 &&
+		      e->commlen == 7 && memcmp(e->comm, "sleeper", 7) == 0 && e->n == 0);
+		e = ltap_stackcount_next(sc, &it);
+		CHECK(e && e->count == 1 && e->waker == entry(sc, 0) && ltap_stackcount_next(sc, &it) == NULL);
+		/* many keys: the order array moves, joined entries still point right */
+		for (uint64_t i = 0; i < 3000; i++) {
+			struct ltap_frame f = {&mod_b, NULL, 0x5000 + i, 0};
+			CHECK(ltap_stackcount_intern(sc, "k", 1, &f, 1, i) == (long)(4 + i));
+		}
+		CHECK((j = ltap_stackcount_intern(sc, "k", 1, &(struct ltap_frame){&mod_b, NULL, 0x5000, 0}, 1, 0)) == 4);
+		CHECK(ltap_stackcount_join(sc, a, w, 1) == 0 && ltap_stackcount_size(sc) == 3);
+		it = 0;
+		ltap_stackcount_next(sc, &it);
+		CHECK((e = ltap_stackcount_next(sc, &it)) && e->count == 11 && e->blocked->count == 40005);
+		/* out of memory: nothing kept */
+		limit = used;
+		CHECK(ltap_stackcount_intern(sc, "nomem", 5, f2, 3, 0) == -ENOMEM);
+		CHECK(ltap_stackcount_join(sc, j, w, 1) == -ENOMEM && ltap_stackcount_total(sc) == 40017);
+		limit = (size_t)-1;
+	}
+	ltap_stackcount_free(sc);
+	CHECK(used == 0);
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }

@@ -98,19 +98,20 @@ static int check_case(const struct parse_case *c)
 	char line[512], got[512];
 	struct ltap_textrec r;
 	uint64_t ts = 0;
+	size_t nlen = 0;
 	int cpu = -1, rc, before = failures;
 
 	snprintf(line, sizeof line, "%s", c->line);
 	memset(&r, 0, sizeof r);
 	r.scratch = scratch;
 	r.nfields = -1;
-	rc = ltap_text_parse_line(line, strlen(line), &r, &ts, &cpu);
+	rc = ltap_text_parse_line(line, strlen(line), &r, &ts, &cpu, &nlen);
 	CHECK(rc == c->rc);
 	if (rc != 0 || c->rc != 0)
 		return failures == before;
 	CHECK(strcmp(r.comm, c->comm) == 0);
 	CHECK(r.tid == c->tid && r.tgid == c->tgid && cpu == c->cpu && ts == c->ts);
-	CHECK(strcmp(r.event, c->event) == 0 && r.form == c->form);
+	CHECK(strcmp(r.event, c->event) == 0 && nlen == strlen(c->event) && r.form == c->form);
 	CHECK(strcmp(r.info, c->info) == 0);
 	fields_str(&r, got, sizeof got);
 	CHECK(strcmp(got, c->fields) == 0);
@@ -127,6 +128,7 @@ int main(void)
 	char line[2048], *p = line;
 	struct ltap_textrec r;
 	uint64_t ts;
+	size_t nlen;
 	int cpu;
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -140,7 +142,7 @@ int main(void)
 	memset(&r, 0, sizeof r);
 	r.scratch = scratch;
 	r.nfields = -1;
-	CHECK(ltap_text_parse_line(line, strlen(line), &r, &ts, &cpu) == 0);
+	CHECK(ltap_text_parse_line(line, strlen(line), &r, &ts, &cpu, &nlen) == 0 && nlen == 4);
 	CHECK(ltap_textrec_field(&r, "f0") && strcmp(ltap_textrec_field(&r, "f0"), "0") == 0);
 	CHECK(r.nfields == LTAP_TEXT_FIELDS);
 	CHECK(strcmp(ltap_textrec_field(&r, "f31"), "31") == 0);

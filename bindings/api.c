@@ -13,6 +13,7 @@
 
 #include "api.h"
 #include "feed.h"
+#include "metrics.h"
 #include "version.h"
 
 #include <lauxlib.h>

@@ -462,7 +462,7 @@ int ltap_is_uprobe_spec(const char *spec);
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec);
 /* stats.c */
 void ltap_open_stats(lua_State *L, struct ltap_ctx *ctx);
-/* stats.c, read by metrics.c (the aggregate's layout stays in stats.c) */
+/* stats.c, read by metrics_*.c (the aggregate's layout stays in stats.c) */
 struct stats;
 struct ltap_stats_shape {
 	int hist;       /* has a histogram of nbuckets buckets */
@@ -489,13 +489,6 @@ double ltap_stats_bucket_hi(const struct stats *s, int k);
 /* slot i's key parts (strings point into the aggregate) */
 struct ltap_agg_part;
 void ltap_stats_key(const struct stats *s, int i, struct ltap_agg_part *key);
-/* metrics.c: metrics.counter/gauge/histogram, --serve, --export-all */
-void ltap_open_metrics(lua_State *L, struct ltap_ctx *ctx);
-/* binds the --serve address (before anything is attached); 0 or -1 */
-int ltap_metrics_bind(struct ltap_ctx *ctx);
-/* starts answering scrapes from the loop, tracing being on; 0 or -1 */
-int ltap_metrics_serve(struct ltap_ctx *ctx, uint64_t attach_ns);
-void ltap_metrics_free(struct ltap_ctx *ctx);
 /* stackcount.c: the ltap.stackcount type; flame.c: a laid-out flame graph's */
 void ltap_open_stackcount(lua_State *L, struct ltap_ctx *ctx);
 /* the count of the ltap.stackcount at idx, or NULL when idx is none */

@@ -18,6 +18,8 @@
 #include "catalog.h"
 #include "guardian.h"
 #include "log.h"
+#include "metrics_serve.h"
+#include "metrics_set.h"
 #include "owner.h"
 #include "proc.h"
 #include "progress.h"

@@ -1,43 +1,19 @@
 /* src_text.h: the text source: what the kernel prints in trace / trace_pipe, as one
  * stream: each line parsed into its common columns (task, tgid, CPU, time,
  * event) at once, its fields only when a handler or a filter asks.
- * The variants: with or without the irq-flags column, with a (tgid) column,
- * comms with spaces, slashes and colons ("kworker/0:1", "rs:main Q:Reg"),
- * and the syscall tracer's own lines ("sys_openat(dfd: 0x3, ...)" for
- * syscalls:sys_enter_openat, "sys_openat -> 0x3" for sys_exit_openat),
- * and trace_marker writes ("tracing_mark_write: TEXT", ftrace:print). */
+ * Lines are cut by text_parse.c; this is the reader and the source. */
 #ifndef LTAP_SRC_TEXT_H
 #define LTAP_SRC_TEXT_H
 
 #include "source.h"
+#include "text_parse.h" /* the stream's records are struct ltap_textrec */
 
 #include <stdint.h>
 
-#define LTAP_TEXT_FIELDS 32
 /* A longer line is not an event: it is counted as malformed and skipped to
  * its newline without being kept (so /dev/zero, one endless line, takes no
  * memory). The longest event line of a kernel is about 4 KB. */
 #define LTAP_TEXT_LINE_MAX (64 * 1024)
-
-enum { LTAP_TEXT_KV, LTAP_TEXT_SYS_ENTER, LTAP_TEXT_SYS_EXIT, LTAP_TEXT_MARKER };
-
-/* What a text record's data points at: the id first, where the loop and the
- * dispatch read common_type, the tid where common_pid is. */
-struct ltap_textrec {
-	uint16_t id;
-	uint16_t pad;
-	int32_t tid;
-	int tgid;        /* -1 when the line has no tgid column */
-	const char *comm, *event, *info;
-	long line;
-	int form;        /* LTAP_TEXT_*: how the fields are written */
-	/* the fields, cut out of a copy of info on first use (most handlers
-	 * read none): nfields is -1 until then */
-	int nfields;
-	struct { const char *key, *value; } fields[LTAP_TEXT_FIELDS];
-	char *scratch;
-	char evname[96]; /* the event name of a syscall line */
-};
 
 struct ltap_textsrc;
 
@@ -70,9 +46,4 @@ int ltap_textsrc_id(struct ltap_textsrc *t, const char *event);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
-/* Cuts the record's fields out of its line, once. */
-void ltap_textrec_parse(struct ltap_textrec *r);
-/* A field of a record, NULL when the line has none by that name. */
-const char *ltap_textrec_field(struct ltap_textrec *r, const char *key);
-
 #endif

@@ -1,7 +1,7 @@
 /* text_decode.c: text fields back into binary ones, typed by the format. */
 #include "text_decode.h"
 
-#include "src_text.h"
+#include "text_parse.h"
 
 #include <ctype.h>
 #include <errno.h>

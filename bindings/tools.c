@@ -2,10 +2,11 @@
  * ltap scripts, ltap --check. They write to the FILE they are given and
  * say what went wrong through the log. */
 #include "catalog.h"
-#include "elfsym.h"
+#include "dwfile.h"
 #include "embedded.h"
 #include "guardian.h"
 #include "log.h"
+#include "symtab.h"
 #include "tracefs_dir.h"
 #include "undo.h"
 
@@ -25,7 +26,8 @@ static int cmd_list_user(FILE *out, const char *glob, int verbose)
 	int usdt = strncmp(glob, "usdt:", 5) == 0, n = 0;
 	char path[4096];
 	const char *rest = glob + (usdt ? 5 : strncmp(glob, "uprobe:", 7) == 0 ? 7 : 2), *pat;
-	struct ltap_elf *e;
+	struct ltap_dwfile file;
+	int rc;
 
 	pat = strrchr(rest, ':');
 	if (!pat || pat == rest) {
@@ -34,14 +36,13 @@ static int cmd_list_user(FILE *out, const char *glob, int verbose)
 	}
 	snprintf(path, sizeof path, "%.*s", (int)(pat - rest), rest);
 	pat++;
-	if (!(e = ltap_elf_open(path))) {
-		int e = errno;
-		ltap_err("list: %s: %s", path, e == ENOEXEC ? "not an ELF file" : strerror(e));
-		return -e;
+	if ((rc = ltap_dwfile_open(&file, path)) != 0) {
+		ltap_err("list: %s: %s", path, rc == -ENOEXEC ? "not an ELF file" : strerror(-rc));
+		return rc;
 	}
 	if (usdt) {
 		const struct ltap_sdt *s;
-		int ns = ltap_elf_sdts(e, &s);
+		int ns = ltap_elf_sdts(file.elf, &s);
 		for (int i = 0; i < ns; i++) {
 			char full[160];
 			snprintf(full, sizeof full, "%s:%s", s[i].provider, s[i].name);
@@ -52,15 +53,16 @@ static int cmd_list_user(FILE *out, const char *glob, int verbose)
 			n++;
 		}
 	} else {
-		const struct ltap_elf_func *f;
-		int nf = ltap_elf_funcs(e, &f);
-		for (int i = 0; i < nf; i++)
-			if (fnmatch(pat, f[i].name, 0) == 0) {
-				fprintf(out, "u:%s:%s\n", path, f[i].name);
+		struct ltap_symtab *t = ltap_dwfile_symtab(&file);
+		const struct ltap_symtab_sym *const *f;
+		size_t nf = t ? ltap_symtab_funcs(t, &f) : 0;
+		for (size_t i = 0; i < nf; i++)
+			if (fnmatch(pat, f[i]->name, 0) == 0) {
+				fprintf(out, "u:%s:%s\n", path, f[i]->name);
 				n++;
 			}
 	}
-	ltap_elf_close(e);
+	ltap_dwfile_close(&file);
 	if (!n)
 		ltap_err("list: nothing in %s matches '%s'", path, pat);
 	return n ? n : -ENOENT;

@@ -15,10 +15,12 @@
 
 #include "catalog.h"
 #include "ctx.h"
+#include "dwfile.h"
 #include "elfsym.h"
 #include "fetchargs.h"
 #include "instance.h"
 #include "libpath.h"
+#include "symtab.h"
 #include "uprobe.h"
 
 #include <errno.h>
@@ -48,13 +50,13 @@ static void uprobe_fetchargs(lua_State *L, int kind, const char *mods, char *out
 		luaL_error(L, "uprobe: bad modifier '%s' (argN:string on entry probes, ret:string on return probes)", bad);
 }
 
-static const struct ltap_sdt *sdt_find(lua_State *L, struct ltap_elf *elf, const char *path, const char *what)
+static const struct ltap_sdt *sdt_find(lua_State *L, struct ltap_dwfile *file, const char *path, const char *what)
 {
 	const struct ltap_sdt *s;
 	const char *colon = strchr(what, ':');
 	char prov[64] = "";
 	const char *name = what;
-	int n = ltap_elf_sdts(elf, &s);
+	int n = ltap_elf_sdts(file->elf, &s);
 
 	if (colon) {
 		snprintf(prov, sizeof prov, "%.*s", (int)(colon - what), what);
@@ -63,7 +65,7 @@ static const struct ltap_sdt *sdt_find(lua_State *L, struct ltap_elf *elf, const
 	for (int i = 0; i < n; i++)
 		if (strcmp(s[i].name, name) == 0 && (!prov[0] || strcmp(s[i].provider, prov) == 0))
 			return &s[i];
-	ltap_elf_close(elf);
+	ltap_dwfile_close(file);
 	luaL_error(L, "usdt: %s has no marker '%s' (see: ltap list 'usdt:%s:*')", path, what, path);
 	return NULL;
 }
@@ -114,7 +116,7 @@ struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const ch
 	char *sep;
 	int kind = U_ENTRY, e;
 	uint64_t offset = 0, ref = 0;
-	struct ltap_elf *elf;
+	struct ltap_dwfile file;
 	struct tep_event *ev;
 
 	if (is_kprobe_spec(spec))
@@ -142,16 +144,15 @@ struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const ch
 	if (kind != U_SDT)
 		uprobe_fetchargs(L, kind, mods, fetch, sizeof fetch);
 	uprobe_resolve_path(L, ctx, body, path, sizeof path);
-	elf = ltap_elf_open(path);
-	if (!elf)
-		luaL_error(L, "uprobe: %s: %s", path, errno == ENOEXEC ? "not an ELF file" : strerror(errno));
+	if ((e = ltap_dwfile_open(&file, path)) != 0)
+		luaL_error(L, "uprobe: %s: %s", path, e == -ENOEXEC ? "not an ELF file" : strerror(-e));
 	if (kind == U_SDT) {
-		const struct ltap_sdt *s = sdt_find(L, elf, path, what);
+		const struct ltap_sdt *s = sdt_find(L, &file, path, what);
 		int bad = ltap_fetchargs_sdt(s->args, fetch, sizeof fetch);
 		if (bad) {
 			lua_pushfstring(L, "usdt: %s: argument %d of '%s' uses addressing ltap cannot read",
 					what, bad, s->args);
-			ltap_elf_close(elf);
+			ltap_dwfile_close(&file);
 			lua_error(L);
 		}
 		offset = s->pc_offset;
@@ -159,31 +160,29 @@ struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const ch
 		snprintf(full, sizeof full, "%s_%s", s->provider, s->name);
 	} else if (strncmp(what, "0x", 2) == 0) {
 		uint64_t addr = strtoull(what, NULL, 16);
-		if (ltap_elf_addr_offset(elf, addr, &offset)) {
-			ltap_elf_close(elf);
+		if (ltap_elf_addr_offset(file.elf, addr, &offset)) {
+			ltap_dwfile_close(&file);
 			luaL_error(L, "uprobe: %s: address %s is in no loadable segment", path, what);
 		}
 		snprintf(full, sizeof full, "%s", what);
 	} else {
 		char fn[256];
 		const char *plus = strchr(what, '+');
-		const struct ltap_elf_func *f;
-		uint64_t add = plus ? strtoull(plus + 1, NULL, 0) : 0;
+		uint64_t add = plus ? strtoull(plus + 1, NULL, 0) : 0, size;
 		snprintf(fn, sizeof fn, "%.*s", plus ? (int)(plus - what) : (int)strlen(what), what);
-		f = ltap_elf_func_find(elf, fn);
-		if (!f) {
-			ltap_elf_close(elf);
+		if (ltap_dwfile_func(&file, fn, &offset, &size)) {
+			ltap_dwfile_close(&file);
 			luaL_error(L, "uprobe: %s has no function '%s' (see: ltap list 'u:%s:*')", path, fn, path);
 		}
-		if (add && f->size && add >= f->size) {
-			ltap_elf_close(elf);
+		if (add && size && add >= size) {
+			ltap_dwfile_close(&file);
 			luaL_error(L, "uprobe: %s+%llu is beyond the function's %llu bytes", fn,
-				   (unsigned long long)add, (unsigned long long)f->size);
+				   (unsigned long long)add, (unsigned long long)size);
 		}
-		offset = f->offset + add;
+		offset += add;
 		snprintf(full, sizeof full, "%s", fn);
 	}
-	ltap_elf_close(elf);
+	ltap_dwfile_close(&file);
 	e = ltap_uprobes_add(uprobe_set(L, ctx), kind == U_RETURN, full, path, offset, ref, fetch, name,
 			     sizeof name, why, sizeof why);
 	if (e)
@@ -203,21 +202,24 @@ int uprobe_functions(lua_State *L)
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
 	const char *name = luaL_checkstring(L, 1), *glob = luaL_optstring(L, 2, "*");
 	char path[PATH_MAX];
-	const struct ltap_elf_func *f;
-	struct ltap_elf *elf;
-	int n, k = 0;
+	const struct ltap_symtab_sym *const *f;
+	struct ltap_symtab *t;
+	struct ltap_dwfile file;
+	size_t n;
+	int k = 0, e;
 
 	uprobe_resolve_path(L, ctx, name, path, sizeof path);
-	if (!(elf = ltap_elf_open(path)))
-		return luaL_error(L, "functions: %s: %s", path, errno == ENOEXEC ? "not an ELF file" : strerror(errno));
-	n = ltap_elf_funcs(elf, &f);
+	if ((e = ltap_dwfile_open(&file, path)) != 0)
+		return luaL_error(L, "functions: %s: %s", path, e == -ENOEXEC ? "not an ELF file" : strerror(-e));
+	t = ltap_dwfile_symtab(&file);
+	n = t ? ltap_symtab_funcs(t, &f) : 0;
 	lua_pushstring(L, path);
 	lua_newtable(L);
-	for (int i = 0; i < n; i++)
-		if (fnmatch(glob, f[i].name, 0) == 0) {
-			lua_pushstring(L, f[i].name);
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(glob, f[i]->name, 0) == 0) {
+			lua_pushstring(L, f[i]->name);
 			lua_rawseti(L, -2, ++k);
 		}
-	ltap_elf_close(elf);
+	ltap_dwfile_close(&file);
 	return 2;
 }

@@ -15,10 +15,12 @@
  * The ELF file is opened as symbols.c opens mappings (dwfile.h: no
  * blocking open, a regular file, ltap's own search for separate debug
  * info, never a debuginfod server), so its symbol table (symtab.c) names
- * branch targets and its DWARF line table gives each instruction's
- * file:line. */
+ * branch targets (and finds the function by name, and objdump's labels of
+ * what no symbol covers), its sections (read once there) hold the code,
+ * and its DWARF line table gives each instruction's file:line. */
 #include "disasm.h"
 #include "dwfile.h"
+#include "elfscn.h"
 #include "lazylib.h"
 
 #include "symtab.h"
@@ -37,14 +39,6 @@
 struct pooled {
 	struct pooled *next;
 	char s[];
-};
-
-/* every named symbol, by address: objdump's labels for what no symbol covers */
-struct anysym {
-	uint64_t addr;
-	size_t shndx;
-	int global;
-	const char *name;
 };
 
 /* capstone, opened by the first ltap_disasm_open (lazylib.h) */
@@ -84,8 +78,6 @@ struct ltap_disasm {
 	struct ltap_symtab *tab;
 	csh cs;
 	struct pooled *pool; /* joined source paths */
-	struct anysym *syms;
-	size_t nsyms;
 };
 
 const char *ltap_disasm_unavailable(void)
@@ -138,7 +130,6 @@ void ltap_disasm_close(struct ltap_disasm *d)
 	if (d->cs)
 		capstone.close(&d->cs);
 	ltap_symtab_free(d->tab);
-	free(d->syms);
 	ltap_dwfile_close(&d->file);
 	free(d->path);
 	for (struct pooled *p = d->pool, *n; p; p = n) {
@@ -148,52 +139,33 @@ void ltap_disasm_close(struct ltap_disasm *d)
 	free(d);
 }
 
-/* "f@@V" and "f@V" are f */
-static int disasm_same_name(const char *table, const char *want)
-{
-	size_t n = strcspn(table, "@"), m = strcspn(want, "@");
-	if (strcmp(table, want) == 0)
-		return 2;
-	return n == m && strncmp(table, want, n) == 0;
-}
-
 int ltap_disasm_find(struct ltap_disasm *d, const char *name, uint64_t *start, uint64_t *size)
 {
-	int n = dwfl_module_getsymtab(d->mod), best = 0;
+	const struct ltap_symtab_sym *f = ltap_symtab_func(d->tab, name, 1);
 
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *s = dwfl_module_getsym_info(d->mod, i, &sym, &addr, NULL, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info), how;
-		if (!s || sym.st_shndx == SHN_UNDEF || sym.st_size == 0 || (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		how = disasm_same_name(s, name);
-		if (how > best) { /* an exact name over a version's */
-			best = how;
-			*start = addr - d->bias;
-			*size = sym.st_size;
-		}
-	}
-	return best ? 0 : -ENOENT;
+	if (!f || !f->size)
+		return -ENOENT;
+	*start = f->addr - d->bias;
+	*size = f->size;
+	return 0;
 }
 
 /* The code bytes of [start, start + size): in one executable section. */
 static const unsigned char *disasm_bytes(struct ltap_disasm *d, uint64_t start, uint64_t size)
 {
-	Elf_Scn *scn = NULL;
+	const struct ltap_scns *scns = ltap_symtab_scns(d->tab);
 
-	while ((scn = elf_nextscn(d->elf, scn))) {
-		GElf_Shdr sh;
+	for (size_t i = 0; scns && i < scns->n; i++) {
+		const GElf_Shdr *sh = &scns->v[i].sh;
 		Elf_Data *data;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+		if (sh->sh_type != SHT_PROGBITS || !(sh->sh_flags & SHF_EXECINSTR))
 			continue;
-		if (start < sh.sh_addr || start - sh.sh_addr >= sh.sh_size || size > sh.sh_size - (start - sh.sh_addr))
+		if (start < sh->sh_addr || start - sh->sh_addr >= sh->sh_size || size > sh->sh_size - (start - sh->sh_addr))
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+		data = elf_getdata(scns->v[i].scn, NULL);
+		if (!data || !data->d_buf || data->d_size != sh->sh_size)
 			return NULL;
-		return (const unsigned char *)data->d_buf + (start - sh.sh_addr);
+		return (const unsigned char *)data->d_buf + (start - sh->sh_addr);
 	}
 	return NULL;
 }
@@ -222,80 +194,6 @@ static void put(struct out *o, const char *fmt, ...)
 	o->left -= (size_t)n;
 }
 
-static int anysym_cmp(const void *a, const void *b)
-{
-	const struct anysym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->global != y->global)
-		return y->global - x->global;
-	return strcmp(x->name, y->name);
-}
-
-static void disasm_load_syms(struct ltap_disasm *d)
-{
-	int n = dwfl_module_getsymtab(d->mod);
-
-	d->nsyms = 0;
-	d->syms = n > 0 ? calloc((size_t)n, sizeof *d->syms) : NULL;
-	for (int i = 1; d->syms && i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *s = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
-		if (!s || !*s || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || type == STT_SECTION || type == STT_FILE ||
-		    type == STT_TLS)
-			continue;
-		d->syms[d->nsyms++] = (struct anysym){addr - d->bias, shndx, GELF_ST_BIND(sym.st_info) != STB_LOCAL, s};
-	}
-	if (d->nsyms)
-		qsort(d->syms, d->nsyms, sizeof *d->syms, anysym_cmp);
-}
-
-/* the section index holding address a, or 0 */
-static size_t disasm_section_of(struct ltap_disasm *d, uint64_t a)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(d->elf, scn))) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && a >= sh.sh_addr && a - sh.sh_addr < sh.sh_size)
-			return elf_ndxscn(scn);
-	}
-	return 0;
-}
-
-/* objdump's label where no symbol covers a: the nearest symbol below it in
- * its section, however far (a string in .rodata is "<usage_text+0xfda>") */
-static const char *disasm_nearest(struct ltap_disasm *d, uint64_t a, uint64_t *off)
-{
-	size_t lo = 0, hi, scn;
-
-	if (!d->syms)
-		disasm_load_syms(d);
-	hi = d->nsyms;
-	while (lo < hi) { /* the first symbol above a */
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || !(scn = disasm_section_of(d, a)))
-		return NULL;
-	for (size_t i = lo; i-- > 0;) {
-		if (d->syms[i].shndx != scn)
-			continue;
-		/* the first of the symbols at that address (globals sort first) */
-		while (i > 0 && d->syms[i - 1].addr == d->syms[i].addr && d->syms[i - 1].shndx == scn)
-			i--;
-		*off = a - d->syms[i].addr;
-		return d->syms[i].name;
-	}
-	return NULL;
-}
-
 /* " <name+0xoff>" of an address of the file */
 static void put_label(struct ltap_disasm *d, struct out *o, uint64_t a)
 {
@@ -303,7 +201,7 @@ static void put_label(struct ltap_disasm *d, struct out *o, uint64_t a)
 	const char *name = ltap_symtab_find(d->tab, a + d->bias, &off);
 
 	if (!name)
-		name = disasm_nearest(d, a, &off);
+		name = ltap_symtab_label(d->tab, a + d->bias, &off);
 	if (!name)
 		return;
 	if (off)

@@ -1,6 +1,8 @@
 /* dwfile.c: see dwfile.h. */
 #include "dwfile.h"
 
+#include "symtab.h"
+
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -118,8 +120,29 @@ fail:
 
 void ltap_dwfile_close(struct ltap_dwfile *f)
 {
+	ltap_symtab_free(f->tab);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	ltap_elf_close(f->elf);
 	memset(f, 0, sizeof *f);
+}
+
+struct ltap_symtab *ltap_dwfile_symtab(struct ltap_dwfile *f)
+{
+	if (!f->tab)
+		f->tab = ltap_symtab_new(f->mod);
+	return f->tab;
+}
+
+int ltap_dwfile_func(struct ltap_dwfile *f, const char *name, uint64_t *offset, uint64_t *size)
+{
+	struct ltap_symtab *t = ltap_dwfile_symtab(f);
+	const struct ltap_symtab_sym *s;
+
+	if (!t)
+		return -ENOMEM;
+	if (!(s = ltap_symtab_func(t, name, 0)) || ltap_elf_addr_offset(f->elf, s->addr - f->bias, offset))
+		return -ENOENT;
+	*size = s->size;
+	return 0;
 }

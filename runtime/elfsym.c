@@ -1,6 +1,9 @@
 /* elfsym.c: an ELF file through elfutils' libelf: its loadable segments and
- * build id read when it is opened, its functions and SDT notes when asked. */
+ * build id read when it is opened, its SDT notes when asked. Its symbols
+ * are symtab.c's (through dwfile.h). */
 #include "elfsym.h"
+
+#include "elfscn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,77 +27,9 @@ struct ltap_elf {
 	int nloads;
 	const unsigned char *build_id;
 	size_t build_id_len;
-	int funcs_read;
-	struct ltap_elf_func *funcs;
-	int nfuncs;
 	struct ltap_sdt *sdts;
 	int nsdts;
 };
-
-static int func_cmp(const void *a, const void *b)
-{
-	const struct ltap_elf_func *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-static int elf_add_symbols(struct ltap_elf *e, Elf_Scn *scn, GElf_Shdr *sh, int *cap)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	for (size_t i = 0; data && i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		name = elf_strptr(e->elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		if (e->nfuncs == *cap) {
-			int c = *cap ? *cap * 2 : 256;
-			struct ltap_elf_func *f = realloc(e->funcs, (size_t)c * sizeof *f);
-			if (!f)
-				return -ENOMEM;
-			e->funcs = f;
-			*cap = c;
-		}
-		e->funcs[e->nfuncs].name = name;
-		e->funcs[e->nfuncs].addr = sym.st_value;
-		e->funcs[e->nfuncs].size = sym.st_size;
-		if (ltap_elf_addr_offset(e, sym.st_value, &e->funcs[e->nfuncs].offset) == 0)
-			e->nfuncs++;
-	}
-	return 0;
-}
-
-static int elf_load_funcs(struct ltap_elf *e)
-{
-	Elf_Scn *scn = NULL;
-	int cap = 0, out = 0;
-
-	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		if (elf_add_symbols(e, scn, &sh, &cap))
-			return -ENOMEM;
-	}
-	if (!e->nfuncs)
-		return 0; /* a stripped executable's .dynsym may hold only imports */
-	qsort(e->funcs, (size_t)e->nfuncs, sizeof *e->funcs, func_cmp);
-	/* .symtab and .dynsym name most functions twice */
-	for (int i = 0; i < e->nfuncs; i++)
-		if (!out || strcmp(e->funcs[out - 1].name, e->funcs[i].name) != 0)
-			e->funcs[out++] = e->funcs[i];
-	e->nfuncs = out;
-	return 0;
-}
 
 /* The loadable segments, once: every address <-> offset question uses them. */
 static void elf_read_loads(struct ltap_elf *e)
@@ -169,7 +104,6 @@ void ltap_elf_close(struct ltap_elf *e)
 		elf_end(e->elf);
 	if (e->fd >= 0)
 		close(e->fd);
-	free(e->funcs);
 	free(e->sdts);
 	free(e);
 }
@@ -212,45 +146,6 @@ size_t ltap_elf_build_id(struct ltap_elf *e, const unsigned char **id)
 	return e->build_id_len;
 }
 
-/* The functions, read the first time they are asked for. */
-static int elf_funcs_read(struct ltap_elf *e)
-{
-	if (!e->funcs_read) {
-		e->funcs_read = 1;
-		if (elf_load_funcs(e))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-int ltap_elf_funcs(struct ltap_elf *e, const struct ltap_elf_func **funcs)
-{
-	if (elf_funcs_read(e))
-		return -ENOMEM;
-	*funcs = e->funcs;
-	return e->nfuncs;
-}
-
-const struct ltap_elf_func *ltap_elf_func_find(struct ltap_elf *e, const char *name)
-{
-	int lo, hi;
-
-	if (elf_funcs_read(e))
-		return NULL;
-	lo = 0;
-	hi = e->nfuncs - 1;
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2, c = strcmp(e->funcs[mid].name, name);
-		if (c == 0)
-			return &e->funcs[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return NULL;
-}
-
 int ltap_elf_addr_offset(struct ltap_elf *e, uint64_t addr, uint64_t *offset)
 {
 	for (int i = 0; i < e->nloads; i++)
@@ -269,27 +164,6 @@ int ltap_elf_offset_addr(struct ltap_elf *e, uint64_t offset, uint64_t *addr)
 			return 0;
 		}
 	return -1;
-}
-
-/* The note's addresses are link-time ones; when the file was prelinked they
- * moved with .stapsdt.base, whose address the note also records. */
-static uint64_t elf_sdt_base(struct ltap_elf *e)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e->elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, ".stapsdt.base") == 0)
-			return sh.sh_addr;
-	}
-	return 0;
 }
 
 static void elf_add_sdt(struct ltap_elf *e, const char *desc, size_t len, uint64_t base_now, int cap)
@@ -327,9 +201,13 @@ static void elf_add_sdt(struct ltap_elf *e, const char *desc, size_t len, uint64
 	e->nsdts++;
 }
 
+/* The notes of .note.stapsdt. Their addresses are link-time ones; when the
+ * file was prelinked they moved with .stapsdt.base, whose address the note
+ * also records. */
 int ltap_elf_sdts(struct ltap_elf *e, const struct ltap_sdt **sdts)
 {
-	Elf_Scn *scn = NULL;
+	const struct ltap_scn *base;
+	struct ltap_scns *scns;
 	uint64_t base_now;
 	int cap = 4096;
 
@@ -338,24 +216,25 @@ int ltap_elf_sdts(struct ltap_elf *e, const struct ltap_sdt **sdts)
 		return e->nsdts;
 	}
 	e->sdts = calloc((size_t)cap, sizeof *e->sdts);
-	if (!e->sdts)
+	if (!e->sdts || !(scns = ltap_scns_new(e->elf)))
 		return -ENOMEM;
-	base_now = elf_sdt_base(e);
-	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
-		GElf_Shdr sh;
+	base = ltap_scns_named(scns, ".stapsdt.base");
+	base_now = base ? base->sh.sh_addr : 0;
+	for (size_t i = 0; i < scns->n; i++) {
 		Elf_Data *data;
 		GElf_Nhdr nh;
 		size_t off = 0, name_off, desc_off;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (scns->v[i].sh.sh_type != SHT_NOTE)
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = elf_getdata(scns->v[i].scn, NULL);
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			const char *nm = (const char *)data->d_buf + name_off;
 			if (nh.n_type == 3 && nh.n_namesz == 8 && strcmp(nm, "stapsdt") == 0)
 				elf_add_sdt(e, (const char *)data->d_buf + desc_off, nh.n_descsz, base_now, cap);
 		}
 	}
+	ltap_scns_free(scns);
 	*sdts = e->sdts;
 	return e->nsdts;
 }

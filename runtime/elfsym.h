@@ -1,7 +1,8 @@
 /* elfsym.h: an ELF file as ltap reads it, the one reader for uprobe
  * placement (bindings/uprobe.c) and symbolization (symbols.c): its loadable
- * segments (file offset <-> link-time address), its build id, its function
- * symbols, and the SDT (USDT) notes of .note.stapsdt.
+ * segments (file offset <-> link-time address), its build id, and the SDT
+ * (USDT) notes of .note.stapsdt. Its symbols are read by symtab.h (through
+ * dwfile.h), the one reader of symbols.
  *
  * The path may name a file a traced process mapped, which a user may since
  * have replaced: the file is opened without blocking (a FIFO cannot stall
@@ -14,13 +15,6 @@
 #include <stdint.h>
 
 struct ltap_elf;
-
-struct ltap_elf_func {
-	const char *name;  /* valid while the ltap_elf is open */
-	uint64_t addr;     /* link-time address */
-	uint64_t size;
-	uint64_t offset;   /* file offset, for uprobe_events */
-};
 
 struct ltap_sdt {
 	char provider[64], name[64];
@@ -50,11 +44,6 @@ int ltap_elf_offset_addr(struct ltap_elf *e, uint64_t offset, uint64_t *addr);
 size_t ltap_elf_build_id(struct ltap_elf *e, const unsigned char **id);
 /* The CRC-32 of the whole file, as a .gnu_debuglink to it records it. */
 uint32_t ltap_elf_crc32(struct ltap_elf *e);
-
-/* The functions (STT_FUNC, STT_GNU_IFUNC, defined) of .symtab and .dynsym,
- * sorted by name, each once. */
-int ltap_elf_funcs(struct ltap_elf *e, const struct ltap_elf_func **funcs);
-const struct ltap_elf_func *ltap_elf_func_find(struct ltap_elf *e, const char *name);
 
 int ltap_elf_sdts(struct ltap_elf *e, const struct ltap_sdt **sdts);
 

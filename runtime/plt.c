@@ -21,20 +21,17 @@ struct plt_rel {
 	unsigned type;
 };
 
-static int plt_scn_find(Elf *elf, size_t shstrndx, const char *name, struct plt_scn *out)
+/* The section named name, from the headers read once (elfscn.h): 1 when
+ * it is there with contents */
+static int plt_scn_find(const struct ltap_scns *scns, const char *name, struct plt_scn *out)
 {
-	Elf_Scn *scn = NULL;
+	const struct ltap_scn *c = ltap_scns_named(scns, name);
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *n;
-		if (!gelf_getshdr(scn, &out->sh) || !(n = elf_strptr(elf, shstrndx, out->sh.sh_name)))
-			continue;
-		if (strcmp(n, name) == 0) {
-			out->scn = scn;
-			return out->sh.sh_type != SHT_NOBITS; /* a debug file's copy has no contents */
-		}
-	}
-	return 0;
+	if (!c)
+		return 0;
+	out->scn = c->scn;
+	out->sh = c->sh;
+	return out->sh.sh_type != SHT_NOBITS; /* a debug file's copy has no contents */
 }
 
 static int plt_is_x86(const GElf_Ehdr *eh)
@@ -135,7 +132,7 @@ static uint64_t plt_x86_target(const unsigned char *p, size_t len, uint64_t addr
 
 /* .plt.got: each entry jumps through the GOT slot a .rela.dyn relocation
  * names (GLOB_DAT), so the entry's name is that relocation's symbol. */
-static int plt_got(Elf *elf, size_t shstrndx, ltap_plt_fn fn, void *ud)
+static int plt_got(Elf *elf, const struct ltap_scns *scns, ltap_plt_fn fn, void *ud)
 {
 	struct plt_scn got, dyn;
 	struct plt_rel *rels = NULL;
@@ -143,10 +140,10 @@ static int plt_got(Elf *elf, size_t shstrndx, ltap_plt_fn fn, void *ud)
 	Elf_Data *d;
 	int rc = 0;
 
-	if (!plt_scn_find(elf, shstrndx, ".plt.got", &got) || !got.sh.sh_entsize ||
+	if (!plt_scn_find(scns, ".plt.got", &got) || !got.sh.sh_entsize ||
 	    !(d = elf_getdata(got.scn, NULL)))
 		return 0;
-	if (plt_scn_find(elf, shstrndx, ".rela.dyn", &dyn))
+	if (plt_scn_find(scns, ".rela.dyn", &dyn))
 		rels = plt_rels(dyn.scn, &dyn.sh, 0, &nrels);
 	for (uint64_t i = 0; rc == 0 && i + got.sh.sh_entsize <= got.sh.sh_size && i + got.sh.sh_entsize <= d->d_size;
 	     i += got.sh.sh_entsize) {
@@ -163,26 +160,26 @@ static int plt_got(Elf *elf, size_t shstrndx, ltap_plt_fn fn, void *ud)
 	return rc;
 }
 
-int ltap_plt_walk(Elf *elf, ltap_plt_fn fn, void *ud)
+int ltap_plt_walk(Elf *elf, const struct ltap_scns *scns, ltap_plt_fn fn, void *ud)
 {
 	struct plt_scn plt, sec = {0}, rel;
 	struct ltap_plt_entry head;
 	struct plt_rel *rels;
 	uint64_t header, entry, addr, end;
-	size_t shstrndx, n;
+	size_t n;
 	GElf_Ehdr eh;
 	int rc, lazy = 1;
 
-	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!gelf_getehdr(elf, &eh))
 		return 0;
-	if (plt_is_x86(&eh) && (rc = plt_got(elf, shstrndx, fn, ud)) != 0)
+	if (plt_is_x86(&eh) && (rc = plt_got(elf, scns, fn, ud)) != 0)
 		return rc;
-	if (!plt_scn_find(elf, shstrndx, ".plt", &plt) || !plt_sizes(&eh, &plt.sh, &header, &entry))
+	if (!plt_scn_find(scns, ".plt", &plt) || !plt_sizes(&eh, &plt.sh, &header, &entry))
 		return 0;
 	head = (struct ltap_plt_entry){plt.sh.sh_addr, header, ".plt", 0, plt.sh.sh_offset};
 	addr = plt.sh.sh_addr;
 	end = plt.sh.sh_addr + plt.sh.sh_size;
-	if (plt_is_x86(&eh) && plt_scn_find(elf, shstrndx, ".plt.sec", &sec)) {
+	if (plt_is_x86(&eh) && plt_scn_find(scns, ".plt.sec", &sec)) {
 		/* IBT: .plt keeps only the lazy-binding stubs, the entries moved */
 		if (!plt_sizes(&eh, &sec.sh, &header, &entry))
 			return 0;
@@ -191,7 +188,7 @@ int ltap_plt_walk(Elf *elf, ltap_plt_fn fn, void *ud)
 		end = sec.sh.sh_addr + sec.sh.sh_size;
 		lazy = 0;
 	}
-	if (!plt_scn_find(elf, shstrndx, ".rela.plt", &rel) && !plt_scn_find(elf, shstrndx, ".rel.plt", &rel))
+	if (!plt_scn_find(scns, ".rela.plt", &rel) && !plt_scn_find(scns, ".rel.plt", &rel))
 		return 0;
 	/* x86 puts IRELATIVE relocations after the others, not in slot order */
 	if (!(rels = plt_rels(rel.scn, &rel.sh, plt_is_x86(&eh), &n)))

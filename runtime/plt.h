@@ -8,6 +8,8 @@
 #ifndef LTAP_PLT_H
 #define LTAP_PLT_H
 
+#include "elfscn.h"
+
 #include <gelf.h>
 #include <stdint.h>
 
@@ -21,7 +23,8 @@ struct ltap_plt_entry {
 typedef int (*ltap_plt_fn)(void *ud, const struct ltap_plt_entry *e);
 
 /* Calls fn for each entry (name strings live as long as elf); stops at the
- * first non-zero return of fn and returns it. 0 when the file has no PLT. */
-int ltap_plt_walk(Elf *elf, ltap_plt_fn fn, void *ud);
+ * first non-zero return of fn and returns it. 0 when the file has no PLT.
+ * scns: elf's section headers (elfscn.h). */
+int ltap_plt_walk(Elf *elf, const struct ltap_scns *scns, ltap_plt_fn fn, void *ud);
 
 #endif

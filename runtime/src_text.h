@@ -1,11 +1,7 @@
 /* src_text.h: the text source: what the kernel prints in trace / trace_pipe, as one
  * stream: each line parsed into its common columns (task, tgid, CPU, time,
  * event) at once, its fields only when a handler or a filter asks.
- * The variants: with or without the irq-flags column, with a (tgid) column,
- * comms with spaces, slashes and colons ("kworker/0:1", "rs:main Q:Reg"),
- * and the syscall tracer's own lines ("sys_openat(dfd: 0x3, ...)" for
- * syscalls:sys_enter_openat, "sys_openat -> 0x3" for sys_exit_openat),
- * and trace_marker writes ("tracing_mark_write: TEXT", ftrace:print). */
+ * Lines are cut by text_parse.c; this is the reader and the source. */
 #ifndef LTAP_SRC_TEXT_H
 #define LTAP_SRC_TEXT_H
 
@@ -51,7 +47,7 @@ struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
 
 /* What a record of the text source says; its layout is the source's own
- * (src_text_rec.h), read through these. */
+ * (text_parse.h), read through these. */
 struct ltap_textline {
 	const char *comm, *event, *info; /* info: the line after the event's name */
 	int tid;

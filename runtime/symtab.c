@@ -1,9 +1,13 @@
-/* symtab.c: one ELF file's symbols sorted by address, searched in halves
- * (libdwfl's own dwfl_module_addrinfo scans the whole table per address),
- * with the choice rule of symtab.h. */
+/* symtab.c: one ELF file's symbols, read once (the table libdwfl chooses)
+ * and looked up three ways: by address, sorted and searched in halves
+ * (libdwfl's own dwfl_module_addrinfo scans the whole table per address)
+ * with the choice rule of symtab.h; functions by name (uprobes, ltap
+ * annotate), sorted at the first such lookup; objdump's label of an
+ * address no symbol covers. */
 #include "symtab.h"
-#include "grow.h"
 
+#include "elfscn.h"
+#include "grow.h"
 #include "plt.h"
 
 #include <errno.h>
@@ -13,28 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct usym {
-	uint64_t addr, size; /* module addresses, bias included */
-	const char *name;
-	uint32_t order;       /* index in the table (locals first), PLT names after */
-	unsigned char bind;   /* 3 GLOBAL, 2 WEAK, 1 LOCAL, 0 other: higher is preferred */
-	unsigned char global; /* in the part of the table elfutils searches first */
-};
-
-/* An allocated section, [start, end] as elfutils bounds it. */
-struct scn {
-	uint64_t start, end;
-	size_t idx;
-};
-
 struct ltap_symtab {
-	struct usym *syms; /* by address */
+	struct ltap_symtab_sym *syms; /* by address */
 	uint64_t *maxend;  /* maxend[i]: the highest end of syms[0..i] */
 	size_t n, cap;
 	size_t sorted;     /* syms[0..sorted) are in order */
-	struct scn *scns;
-	size_t nscns;
+	uint64_t bias;     /* module address - the file's own */
+	struct ltap_scns *scns; /* the file's sections (NULL without its ELF) */
 	char *pltnames;
+	const struct ltap_symtab_sym **funcs; /* a function per name, in name order, once listed */
+	size_t nfuncs;
+	int funcs_failed;
 };
 
 static int symtab_bind(const GElf_Sym *sym)
@@ -69,7 +62,7 @@ static struct symtab_name symtab_name(const char *s)
 }
 
 /* Whether u names an address better than v (see symtab.h). */
-static int usym_better(const struct usym *u, const struct usym *v)
+static int sym_better(const struct ltap_symtab_sym *u, const struct ltap_symtab_sym *v)
 {
 	struct symtab_name a, b;
 
@@ -90,40 +83,16 @@ static int usym_better(const struct usym *u, const struct usym *v)
 	return u->order < v->order;
 }
 
-static int scn_cmp(const void *a, const void *b)
+/* The section holding module address a, as elfutils' find_section finds
+ * it; NULL for none (and without the file's sections). */
+static const struct ltap_scn *symtab_scn(const struct ltap_symtab *t, uint64_t a)
 {
-	const struct scn *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return t->scns ? ltap_scns_find(t->scns, a - t->bias) : NULL;
 }
 
-/* The section holding a, as elfutils' find_section finds it (a section's
- * end belongs to it unless the next one starts there); SIZE_MAX for none. */
-static size_t symtab_scn(const struct ltap_symtab *t, uint64_t a)
+static const struct ltap_symtab_sym *symtab_lookup(const struct ltap_symtab *t, uint64_t a)
 {
-	size_t lo = 0, hi = t->nscns;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a < t->scns[mid].start)
-			hi = mid;
-		else if (a > t->scns[mid].end)
-			lo = mid + 1;
-		else {
-			if (a == t->scns[mid].end && mid + 1 < t->nscns && a == t->scns[mid + 1].start)
-				mid++;
-			return t->scns[mid].idx;
-		}
-	}
-	return SIZE_MAX;
-}
-
-static const struct usym *symtab_lookup(const struct ltap_symtab *t, uint64_t a)
-{
-	const struct usym *best[2] = {NULL, NULL}, *glabel = NULL, *label = NULL;
+	const struct ltap_symtab_sym *best[2] = {NULL, NULL}, *glabel = NULL, *label = NULL;
 	size_t lo = 0, hi = t->n;
 	uint64_t top;
 
@@ -139,21 +108,21 @@ static const struct usym *symtab_lookup(const struct ltap_symtab *t, uint64_t a)
 	hi = lo; /* syms[0..hi) start at or below a */
 	/* every sized symbol covering a; below maxend <= a none can */
 	for (size_t i = hi; i-- > 0 && t->maxend[i] > a;) {
-		const struct usym *u = &t->syms[i];
-		if (u->size && a - u->addr < u->size && (!best[u->global] || usym_better(u, best[u->global])))
-			best[u->global] = u;
+		const struct ltap_symtab_sym *u = &t->syms[i];
+		if (u->size && a - u->addr < u->size && (!best[(u->flags & LTAP_SYMTAB_GLOBAL) != 0] || sym_better(u, best[(u->flags & LTAP_SYMTAB_GLOBAL) != 0])))
+			best[(u->flags & LTAP_SYMTAB_GLOBAL) != 0] = u;
 	}
 	if (best[1])
 		return best[1];
 	/* labels: symbols without a size at the nearest start */
 	top = t->syms[hi - 1].addr;
 	for (size_t i = hi; i-- > 0 && t->syms[i].addr == top;) {
-		const struct usym *u = &t->syms[i];
+		const struct ltap_symtab_sym *u = &t->syms[i];
 		if (u->size)
 			continue;
-		if (u->global && (!glabel || usym_better(u, glabel)))
+		if ((u->flags & LTAP_SYMTAB_GLOBAL) && (!glabel || sym_better(u, glabel)))
 			glabel = u;
-		if (!label || usym_better(u, label))
+		if (!label || sym_better(u, label))
 			label = u;
 	}
 	if (glabel && top == a)
@@ -167,7 +136,7 @@ static const struct usym *symtab_lookup(const struct ltap_symtab *t, uint64_t a)
 
 const char *ltap_symtab_find(const struct ltap_symtab *t, uint64_t a, uint64_t *off)
 {
-	const struct usym *u = symtab_lookup(t, a);
+	const struct ltap_symtab_sym *u = symtab_lookup(t, a);
 
 	if (!u)
 		return NULL;
@@ -176,7 +145,7 @@ const char *ltap_symtab_find(const struct ltap_symtab *t, uint64_t a, uint64_t *
 }
 
 /* Appends u to the growing array *v of *n entries, room for *cap. */
-static int usym_push(struct usym **v, size_t *n, size_t *cap, const struct usym *u)
+static int sym_push(struct ltap_symtab_sym **v, size_t *n, size_t *cap, const struct ltap_symtab_sym *u)
 {
 	if (ltap_grow(v, cap, *n + 1, sizeof **v, 256))
 		return -ENOMEM;
@@ -184,13 +153,13 @@ static int usym_push(struct usym **v, size_t *n, size_t *cap, const struct usym 
 	return 0;
 }
 
-static int symtab_add(struct ltap_symtab *t, const struct usym *u)
+static int symtab_add(struct ltap_symtab *t, const struct ltap_symtab_sym *u)
 {
-	return usym_push(&t->syms, &t->n, &t->cap, u);
+	return sym_push(&t->syms, &t->n, &t->cap, u);
 }
 
 /* An address and where its symbol is, the unit of the radix sort. */
-struct usym_key {
+struct symkey {
 	uint64_t addr;
 	size_t at;
 };
@@ -203,10 +172,10 @@ struct usym_key {
  * as many 11-bit digits as the module's span of addresses needs (two for
  * libc), then the symbols moved once. qsort's callback per comparison cost
  * three quarters of building libc's table. */
-static int usym_sort(struct usym *v, size_t n)
+static int sym_sort(struct ltap_symtab_sym *v, size_t n)
 {
-	struct usym_key *k = malloc(n * sizeof *k), *tmp = malloc(n * sizeof *tmp);
-	struct usym *out = malloc(n * sizeof *out);
+	struct symkey *k = malloc(n * sizeof *k), *tmp = malloc(n * sizeof *tmp);
+	struct ltap_symtab_sym *out = malloc(n * sizeof *out);
 	size_t *count = malloc(RADIX_SIZE * sizeof *count);
 	uint64_t lo = UINT64_MAX, span = 0;
 	int rc = -ENOMEM;
@@ -216,11 +185,11 @@ static int usym_sort(struct usym *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		lo = v[i].addr < lo ? v[i].addr : lo;
 	for (size_t i = 0; i < n; i++) {
-		k[i] = (struct usym_key){v[i].addr - lo, i};
+		k[i] = (struct symkey){v[i].addr - lo, i};
 		span |= k[i].addr;
 	}
 	for (unsigned shift = 0; shift < 64 && span >> shift; shift += RADIX_BITS) {
-		struct usym_key *t;
+		struct symkey *t;
 		size_t sum = 0;
 		memset(count, 0, RADIX_SIZE * sizeof *count);
 		for (size_t i = 0; i < n; i++)
@@ -248,14 +217,14 @@ out:
 
 /* Sorts v[head..n) and merges it into the sorted v[0..head): by address,
  * the head's first on a tie (its symbols came first). */
-static int usym_sort_tail(struct usym *v, size_t head, size_t n)
+static int sym_sort_tail(struct ltap_symtab_sym *v, size_t head, size_t n)
 {
-	struct usym *tail;
+	struct ltap_symtab_sym *tail;
 	size_t a = head, t = n - head, o = n;
 
 	if (head >= n)
 		return 0;
-	if (usym_sort(v + head, n - head))
+	if (sym_sort(v + head, n - head))
 		return -ENOMEM;
 	if (!head || v[head - 1].addr <= v[head].addr)
 		return 0;
@@ -277,7 +246,7 @@ static int symtab_index(struct ltap_symtab *t)
 	if (!m)
 		return -ENOMEM;
 	t->maxend = m;
-	if (usym_sort_tail(t->syms, t->sorted, t->n))
+	if (sym_sort_tail(t->syms, t->sorted, t->n))
 		return -ENOMEM;
 	t->sorted = t->n;
 	for (size_t i = 0; i < t->n; i++) {
@@ -310,32 +279,12 @@ static int symtab_symbols(struct ltap_symtab *t, Dwfl_Module *mod)
 		if (shndx < SHN_LORESERVE && (scn = elf_getscn(elf, shndx)) != NULL && gelf_getshdr(scn, &sh) &&
 		    !(sh.sh_flags & SHF_ALLOC))
 			continue;
-		if (symtab_add(t, &(struct usym){addr, sym.st_size, name, (uint32_t)i, (unsigned char)symtab_bind(&sym),
-						 first_global <= 0 || i >= first_global}))
+		if (symtab_add(t, &(struct ltap_symtab_sym){addr, sym.st_size, name, (uint32_t)i,
+						   shndx < SHN_LORESERVE ? (uint16_t)shndx : 0, (uint8_t)symtab_bind(&sym),
+						   (uint8_t)((first_global <= 0 || i >= first_global ? LTAP_SYMTAB_GLOBAL : 0) |
+							     (type == STT_FUNC || type == STT_GNU_IFUNC ? LTAP_SYMTAB_FUNC : 0))}))
 			return -ENOMEM;
 	}
-	return 0;
-}
-
-static int symtab_sections(struct ltap_symtab *t, Elf *elf, uint64_t bias)
-{
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		if (t->nscns == cap) {
-			struct scn *s = realloc(t->scns, (cap = cap ? cap * 2 : 64) * sizeof *s);
-			if (!s)
-				return -ENOMEM;
-			t->scns = s;
-		}
-		t->scns[t->nscns++] = (struct scn){sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size, elf_ndxscn(scn)};
-	}
-	if (t->nscns)
-		qsort(t->scns, t->nscns, sizeof *t->scns, scn_cmp);
 	return 0;
 }
 
@@ -345,7 +294,7 @@ static int symtab_sections(struct ltap_symtab *t, Elf *elf, uint64_t bias)
 struct plt_build {
 	struct ltap_symtab *t;
 	uint64_t bias;
-	struct usym *ents;
+	struct ltap_symtab_sym *ents;
 	size_t n, cap;
 	char *names;
 	size_t len, cap_names;
@@ -401,14 +350,15 @@ static int plt_entry(void *ud, const struct ltap_plt_entry *e)
 	if (rc)
 		return rc;
 	/* perf's PLT symbols are GLOBAL functions */
-	return usym_push(&b->ents, &b->n, &b->cap,
-			 &(struct usym){e->addr + b->bias, e->size, (const char *)(uintptr_t)off, 0, 3, 1});
+	return sym_push(&b->ents, &b->n, &b->cap,
+			&(struct ltap_symtab_sym){e->addr + b->bias, e->size, (const char *)(uintptr_t)off, 0, 0, 3,
+					   LTAP_SYMTAB_GLOBAL | LTAP_SYMTAB_FUNC | LTAP_SYMTAB_PLT});
 }
 
 static int symtab_plt(struct ltap_symtab *t, Elf *elf, uint64_t bias)
 {
 	struct plt_build b = {.t = t, .bias = bias};
-	int rc = ltap_plt_walk(elf, plt_entry, &b);
+	int rc = ltap_plt_walk(elf, t->scns, plt_entry, &b);
 
 	for (size_t i = 0; rc == 0 && i < b.n; i++) {
 		b.ents[i].name = b.names + (uintptr_t)b.ents[i].name;
@@ -433,10 +383,15 @@ struct ltap_symtab *ltap_symtab_new(Dwfl_Module *mod)
 
 	if (!t)
 		goto fail;
+	t->bias = bias;
 	if ((rc = symtab_symbols(t, mod)) || (rc = symtab_index(t)))
 		goto fail;
 	/* PLT names need the ELF file itself: a debug file has no PLT contents */
-	if (elf && ((rc = symtab_sections(t, elf, bias)) || (rc = symtab_plt(t, elf, bias)) || (rc = symtab_index(t))))
+	if (elf && !(t->scns = ltap_scns_new(elf))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (elf && ((rc = symtab_plt(t, elf, bias)) || (rc = symtab_index(t))))
 		goto fail;
 	return t;
 fail:
@@ -451,7 +406,130 @@ void ltap_symtab_free(struct ltap_symtab *t)
 		return;
 	free(t->syms);
 	free(t->maxend);
-	free(t->scns);
+	ltap_scns_free(t->scns);
 	free(t->pltnames);
+	free(t->funcs);
 	free(t);
+}
+
+/* ------------------------------------------------------------- by name */
+
+
+static int byname_cmp(const void *a, const void *b)
+{
+	const struct ltap_symtab_sym *x = *(const struct ltap_symtab_sym *const *)a, *y = *(const struct ltap_symtab_sym *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Whether u is a function a name can mean: a symbol's (not a PLT entry's),
+ * at an address (st_value 0 is none). */
+static int sym_is_func(const struct ltap_symtab *t, const struct ltap_symtab_sym *u)
+{
+	return (u->flags & (LTAP_SYMTAB_FUNC | LTAP_SYMTAB_PLT)) == LTAP_SYMTAB_FUNC && u->addr != t->bias;
+}
+
+/* A function per name, in name order: made the first time they are
+ * listed (a profile never asks). */
+static int symtab_funcs(struct ltap_symtab *t)
+{
+	const struct ltap_symtab_sym **v;
+	size_t n = 0;
+
+	if (t->funcs || t->funcs_failed)
+		return t->funcs ? 0 : -ENOMEM;
+	if (!(v = malloc((t->n ? t->n : 1) * sizeof *v))) {
+		t->funcs_failed = 1;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (sym_is_func(t, &t->syms[i]))
+			v[n++] = &t->syms[i];
+	qsort(v, n, sizeof *v, byname_cmp);
+	t->funcs = v;
+	for (size_t i = 0; i < n; i++)
+		if (!t->nfuncs || strcmp(v[t->nfuncs - 1]->name, v[i]->name) != 0)
+			v[t->nfuncs++] = v[i];
+	return 0;
+}
+
+/* Of the functions whose name is key's first len bytes (base: up to an
+ * '@' of theirs), the one with a size, else any, at the lowest address. A
+ * scan, not the sorted index: a uprobe asks for one name of a file. */
+static const struct ltap_symtab_sym *func_pick(const struct ltap_symtab *t, const char *key, size_t len, int base)
+{
+	const struct ltap_symtab_sym *best = NULL;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ltap_symtab_sym *u = &t->syms[i];
+		if (strncmp(u->name, key, len) != 0 || (base ? strcspn(u->name, "@") : strlen(u->name)) != len ||
+		    !sym_is_func(t, u))
+			continue;
+		if (!best || (!best->size && u->size) || (!best->size == !u->size && u->addr < best->addr))
+			best = u;
+	}
+	return best;
+}
+
+const struct ltap_symtab_sym *ltap_symtab_func(const struct ltap_symtab *t, const char *name, int versions)
+{
+	const struct ltap_symtab_sym *u = func_pick(t, name, strlen(name), 0);
+
+	if (!u && versions)
+		u = func_pick(t, name, strcspn(name, "@"), 1);
+	return u;
+}
+
+size_t ltap_symtab_funcs(struct ltap_symtab *t, const struct ltap_symtab_sym *const **funcs)
+{
+	if (symtab_funcs(t)) {
+		*funcs = NULL;
+		return 0;
+	}
+	*funcs = t->funcs;
+	return t->nfuncs;
+}
+
+/* ------------------------------------------------------- objdump's label */
+
+const char *ltap_symtab_label(const struct ltap_symtab *t, uint64_t a, uint64_t *off)
+{
+	const struct ltap_symtab_sym *best = NULL;
+	const struct ltap_scn *scn = t->scns ? ltap_scns_holding(t->scns, a - t->bias) : NULL;
+	size_t lo = 0, hi = t->n;
+
+	if (!scn)
+		return NULL;
+	while (lo < hi) { /* the first symbol above a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct ltap_symtab_sym *u = &t->syms[i];
+		if (u->shndx != scn->idx || (u->flags & LTAP_SYMTAB_PLT))
+			continue;
+		if (best && u->addr != best->addr)
+			break;
+		/* of the symbols there, a non-local one, then the first name */
+		if (!best || (u->bind != 1 && best->bind == 1) ||
+		    ((u->bind == 1) == (best->bind == 1) && strcmp(u->name, best->name) < 0))
+			best = u;
+	}
+	if (!best)
+		return NULL;
+	*off = a - best->addr;
+	return best->name;
+}
+
+const struct ltap_scns *ltap_symtab_scns(const struct ltap_symtab *t)
+{
+	return t->scns;
 }

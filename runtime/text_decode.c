@@ -1,8 +1,8 @@
 /* text_decode.c: text fields back into binary ones, typed by the format. */
 #include "text_decode.h"
 
-#include "src_text_rec.h"
 #include "stream.h"
+#include "text_parse.h"
 
 #include <ctype.h>
 #include <errno.h>

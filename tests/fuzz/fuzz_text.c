@@ -12,7 +12,7 @@
 #define _GNU_SOURCE
 #endif
 #include "src_text.h"
-#include "src_text_rec.h"
+#include "text_parse.h"
 #include "text_decode.h"
 
 #include "formats.h"

@@ -11,7 +11,9 @@
 #include "perfmap.h"
 #include "proc.h"
 #include "readfile.h"
+#include "dwfile.h"
 #include "elfsym.h"
+#include "symtab.h"
 #include "ringpage.h"
 #include "expo.h"
 #include "serve.h"
@@ -363,32 +365,48 @@ static void test_elf_file(struct ltap_elf *e, const char *path)
 	CHECK(given >= 0 && ltap_elf_take_fd(e) == -1 && lseek(given, 0, SEEK_SET) == 0);
 	if (given >= 0)
 		close(given);
-	CHECK(e && ltap_elf_func_find(e, "phase_c") != NULL && ltap_elf_sdts(e, &sdts) == 2);
+	CHECK(e && ltap_elf_sdts(e, &sdts) == 2);
 	ltap_elf_close(e);
 }
 
-/* The symbols and SDT notes of tests/progs/uprobe_target.c. */
+/* The symbols and SDT notes of tests/progs/uprobe_target.c: its functions
+ * by name (symtab.h, through dwfile.h), at the file offsets uprobes want. */
 static void test_elf(const char *path)
 {
 	struct ltap_elf *e = ltap_elf_open(path);
-	const struct ltap_elf_func *f, *all;
+	const struct ltap_symtab_sym *f, *const *all;
 	const struct ltap_sdt *s;
+	struct ltap_dwfile file;
+	struct ltap_symtab *t;
 	unsigned char byte = 0;
-	uint64_t off;
+	uint64_t off, size, off2;
+	size_t nf;
 	int n, fd;
 
 	CHECK(e != NULL);
 	if (!e)
 		return;
-	f = ltap_elf_func_find(e, "f");
-	CHECK(f && f->size > 0 && f->offset > 0);
-	CHECK(ltap_elf_func_find(e, "phase_c") != NULL);
-	CHECK(ltap_elf_func_find(e, "no_such_function") == NULL);
-	n = ltap_elf_funcs(e, &all);
-	CHECK(n > 5);
-	for (int i = 1; i < n; i++)
-		CHECK(strcmp(all[i - 1].name, all[i].name) < 0); /* sorted, each once */
-	CHECK(ltap_elf_addr_offset(e, f->addr, &off) == 0 && off == f->offset);
+	CHECK(ltap_dwfile_open(&file, path) == 0);
+	t = ltap_dwfile_symtab(&file);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	f = ltap_symtab_func(t, "f", 0);
+	CHECK(f && f->size > 0);
+	CHECK(ltap_dwfile_func(&file, "f", &off, &size) == 0 && off > 0 && size == f->size);
+	CHECK(ltap_elf_addr_offset(e, f->addr - file.bias, &off2) == 0 && off2 == off);
+	CHECK(ltap_symtab_func(t, "phase_c", 0) != NULL);
+	CHECK(ltap_symtab_func(t, "no_such_function", 0) == NULL);
+	CHECK(ltap_dwfile_func(&file, "no_such_function", &off, &size) == -ENOENT);
+	nf = ltap_symtab_funcs(t, &all);
+	CHECK(nf > 5);
+	for (size_t i = 1; i < nf; i++)
+		CHECK(strcmp(all[i - 1]->name, all[i]->name) < 0); /* sorted, each once */
+	for (size_t i = 0; i < nf; i++)
+		CHECK(!strstr(all[i]->name, "@plt")); /* functions of the file, no PLT entries */
+	/* by name and by address agree */
+	CHECK(strcmp(ltap_symtab_find(t, f->addr + 1, &off2), "f") == 0 && off2 == 1);
+	ltap_dwfile_close(&file);
 	CHECK(ltap_elf_addr_offset(e, 1ull << 60, &off) == -1);
 
 	n = ltap_elf_sdts(e, &s);
@@ -418,9 +436,10 @@ static void test_elf(const char *path)
 	}
 	/* an ELF without defined functions (a stripped executable's .dynsym
 	 * holds only imports) is a valid ELF with none */
-	e = ltap_elf_open("/usr/bin/true");
-	CHECK(e && ltap_elf_funcs(e, &all) == 0 && ltap_elf_func_find(e, "main") == NULL);
-	ltap_elf_close(e);
+	CHECK(ltap_dwfile_open(&file, "/usr/bin/true") == 0);
+	t = ltap_dwfile_symtab(&file);
+	CHECK(t && ltap_symtab_funcs(t, &all) == 0 && ltap_symtab_func(t, "main", 0) == NULL);
+	ltap_dwfile_close(&file);
 }
 
 /* The value of symbol name in the ELF's symtab, read with libelf: an answer

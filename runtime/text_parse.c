@@ -1,0 +1,305 @@
+/* text_parse.c: one line of the kernel's trace text cut into its columns
+ * (task, tgid, CPU, time, event, info), in place, and a record's fields cut
+ * out of its info on first use. No I/O, no state: src_text.c reads the
+ * lines and keeps the names; tests/unit/test_text_parse.c checks the
+ * parses alone. */
+#include "text_parse.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* atoi without the locale machinery of strtol: this runs several times a line.
+ * A pid, tgid or CPU is below about 2^30: a longer number (garbage such as
+ * "bash-12214748364834") is no such column and gives -1, the line malformed;
+ * without the bound v * 10 overflowed int (found by tests/fuzz), and a tid
+ * near INT_MAX would overflow the tid + 1 keys of runtime/proc.c. */
+#define TEXT_INT_MAX (1 << 30)
+static int text_int(const char *s, int *out)
+{
+	int v = 0, neg = 0;
+
+	while (*s == ' ')
+		s++;
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	while (*s >= '0' && *s <= '9') {
+		if (v > TEXT_INT_MAX / 10)
+			return -1;
+		v = v * 10 + (*s++ - '0');
+	}
+	*out = neg ? -v : v;
+	return 0;
+}
+
+/* "12345.678901:" in ns, exactly (no double on the way); the position after
+ * the digits, or NULL when s is not a time stamp */
+static const char *text_stamp(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9')
+		sec = sec * 10 + (uint64_t)(*p++ - '0');
+	if (p == s || *p != '.')
+		return NULL;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		if (digits < 9) {
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ull + frac;
+	return p;
+}
+
+/* "[001]": the CPU column; returns the position after ']' or NULL, and
+ * where the column began (the end of the task's) in *start */
+static char *cpu_column(char *s, int *cpu, char **start)
+{
+	for (char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
+		char *q = p + 1;
+		if (!isdigit((unsigned char)*q) || p == s || p[-1] != ' ')
+			continue;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q == ']' && text_int(p + 1, cpu) == 0) {
+			*p = 0;
+			*start = p;
+			return q + 1;
+		}
+	}
+	return NULL;
+}
+
+/* the last c in [s, end), or NULL: strrchr from the end, which is near */
+static char *last_of(char *s, char *end, char c)
+{
+	while (end > s)
+		if (*--end == c)
+			return end;
+	return NULL;
+}
+
+/* "  comm-pid (tgid) " before the CPU column, which starts at end */
+static int task_column(char *s, char *end, struct ltap_textrec *r)
+{
+	char *dash;
+	int tid;
+
+	while (end > s && end[-1] == ' ')
+		*--end = 0;
+	r->tgid = -1;
+	if (end > s && end[-1] == ')') {
+		char *open = last_of(s, end, '(');
+		if (!open)
+			return -1;
+		if (strcmp(open + 1, "-------)") != 0 && text_int(open + 1, &r->tgid) != 0)
+			return -1;
+		*open = 0;
+		end = open;
+		while (end > s && end[-1] == ' ')
+			*--end = 0;
+	}
+	while (*s == ' ')
+		s++;
+	dash = last_of(s, end, '-');
+	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
+		return -1;
+	if (text_int(dash + 1, &tid) != 0)
+		return -1;
+	*dash = 0;
+	r->tid = tid;
+	r->comm = s;
+	return 0;
+}
+
+/* "key=value key=value": a value runs to the next " key=" */
+static void kv_fields(char *s, struct ltap_textrec *r)
+{
+	char *p = s;
+
+	while (*p && r->nfields < LTAP_TEXT_FIELDS) {
+		char *k = p, *eq, *next, *v;
+		while (*k == ' ')
+			k++;
+		eq = k;
+		while (isalnum((unsigned char)*eq) || *eq == '_')
+			eq++;
+		if (eq == k || *eq != '=') {
+			/* not a field: skip a word */
+			p = strchr(k, ' ');
+			if (!p)
+				break;
+			continue;
+		}
+		*eq = 0;
+		v = eq + 1;
+		next = v;
+		for (;;) {
+			char *sp = strchr(next, ' '), *q;
+			if (!sp) {
+				next = NULL;
+				break;
+			}
+			q = sp + 1;
+			if (strncmp(q, "==> ", 4) == 0) {
+				/* sched_switch: "prev_state=S ==> next_comm=..." */
+				*sp = 0;
+				next = q + 4;
+				break;
+			}
+			while (isalnum((unsigned char)*q) || *q == '_')
+				q++;
+			if (q > sp + 1 && *q == '=') {
+				*sp = 0;
+				next = sp + 1;
+				break;
+			}
+			next = sp + 1;
+		}
+		r->fields[r->nfields].key = k;
+		r->fields[r->nfields].value = v;
+		r->nfields++;
+		if (!next)
+			break;
+		p = next;
+	}
+}
+
+/* the syscall tracer's "dfd: 0xffffff9c, filename: 0x7ffd12, mode: 0" */
+static void sys_fields(char *s, struct ltap_textrec *r)
+{
+	while (s && *s && r->nfields < LTAP_TEXT_FIELDS) {
+		char *comma = strstr(s, ", "), *colon;
+		if (comma)
+			*comma = 0;
+		colon = strstr(s, ": ");
+		if (colon) {
+			*colon = 0;
+			r->fields[r->nfields].key = s;
+			r->fields[r->nfields].value = colon + 2;
+			r->nfields++;
+		}
+		s = comma ? comma + 2 : NULL;
+	}
+}
+
+void ltap_textrec_parse(struct ltap_textrec *r)
+{
+	if (r->nfields >= 0)
+		return;
+	r->nfields = 0;
+	/* the fields are cut out of a copy: tostring(e) shows the line as it was */
+	snprintf(r->scratch, LTAP_TEXT_SCRATCH, "%s", r->info);
+	switch (r->form) {
+	case LTAP_TEXT_SYS_ENTER:
+		sys_fields(r->scratch, r);
+		break;
+	case LTAP_TEXT_MARKER:
+		r->fields[0].key = "buf";
+		r->fields[0].value = r->scratch;
+		r->nfields = 1;
+		break;
+	case LTAP_TEXT_SYS_EXIT:
+		r->fields[0].key = "ret";
+		r->fields[0].value = r->scratch;
+		r->nfields = 1;
+		break;
+	default:
+		kv_fields(r->scratch, r);
+	}
+}
+
+const char *ltap_textrec_field(struct ltap_textrec *r, const char *key)
+{
+	ltap_textrec_parse(r);
+	for (int i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, key) == 0)
+			return r->fields[i].value;
+	return NULL;
+}
+
+/* "name: info", "sys_name(args)" or "sys_name -> ret": the event, its
+ * name's length in *len, and its info */
+static int event_column(char *rest, struct ltap_textrec *r, size_t *len)
+{
+	size_t n = strcspn(rest, ":( ");
+	char *end;
+
+	r->form = LTAP_TEXT_KV;
+	if (n == 0 || !rest[n])
+		return -1;
+	if (rest[n] == ':') {
+		rest[n] = 0;
+		r->event = rest;
+		r->info = rest + n + 1 + (rest[n + 1] == ' ');
+		/* trace_marker writes print as tracing_mark_write: the event is
+		 * ftrace:print, its text the field buf */
+		*len = n;
+		if (rest[0] == 't' && strcmp(rest, "tracing_mark_write") == 0) {
+			r->form = LTAP_TEXT_MARKER;
+			r->event = "print";
+			*len = 5;
+		}
+		return 0;
+	}
+	if (strncmp(rest, "sys_", 4) != 0 || n - 4 + 10 >= sizeof r->evname)
+		return -1;
+	if (rest[n] == '(') {
+		end = rest + strlen(rest);
+		if (end[-1] != ')')
+			return -1;
+		end[-1] = 0;
+		r->form = LTAP_TEXT_SYS_ENTER;
+		snprintf(r->evname, sizeof r->evname, "sys_enter_%.*s", (int)(n - 4), rest + 4);
+		r->info = rest + n + 1;
+	} else if (strncmp(rest + n, " -> ", 4) == 0) {
+		r->form = LTAP_TEXT_SYS_EXIT;
+		snprintf(r->evname, sizeof r->evname, "sys_exit_%.*s", (int)(n - 4), rest + 4);
+		r->info = rest + n + 4;
+	} else {
+		return -1;
+	}
+	r->event = r->evname;
+	*len = strlen(r->evname);
+	return 0;
+}
+
+int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_t *ts, int *cpu, size_t *nlen)
+{
+	char *rest, *tok, *task_end;
+
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = 0;
+	if (line[0] == '#')
+		return 1; /* a header: not an event, not malformed */
+	rest = cpu_column(line, cpu, &task_end);
+	if (!rest) /* an empty line is not malformed either */
+		return line[strspn(line, " \t")] ? -1 : 1;
+	if (task_column(line, task_end, r))
+		return -1;
+	/* [irq flags] timestamp: */
+	for (int i = 0; i < 2; i++) {
+		const char *end;
+		while (*rest == ' ')
+			rest++;
+		tok = rest;
+		rest = strchr(tok, ' ');
+		if (!rest)
+			return -1;
+		*rest++ = 0;
+		end = text_stamp(tok, ts);
+		if (end && *end == ':' && end[1] == 0)
+			break;
+		if (i == 1)
+			return -1;
+	}
+	while (*rest == ' ')
+		rest++;
+	return event_column(rest, r, nlen) ? -1 : 0;
+}

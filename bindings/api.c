@@ -9,11 +9,34 @@
  * they go into an environment table of ltap's (reading through to the
  * globals), which stdlib modules see as their globals, and into the
  * module table: ltap.probe, ltap.every, ltap.now. os.exit stays Lua's. */
-#include "ctx.h"
-
 #include "api.h"
+
+#include "ctx.h"
+#include "desc.h"
+#include "embedded.h"
+#include "event.h"
 #include "feed.h"
+#include "lcounter.h"
+#include "ldisasm.h"
+#include "lflame.h"
+#include "lperfdata.h"
+#include "lstackcount.h"
+#include "lterm.h"
+#include "luprobe.h"
 #include "metrics.h"
+#include "names.h"
+#include "offcpu.h"
+#include "options.h"
+#include "probe.h"
+#include "probestats.h"
+#include "profile.h"
+#include "run.h"
+#include "signals.h"
+#include "sorted.h"
+#include "stack.h"
+#include "stats.h"
+#include "statsrows.h"
+#include "timer.h"
 #include "version.h"
 
 #include <lauxlib.h>
@@ -91,6 +114,7 @@ static const struct api_part {
 	{"begin and finish hooks (run.c)", ltap_open_run},
 	{"the timers table (timer.c)", ltap_open_timer},
 	{"ltap.stats (stats.c)", ltap_open_stats},
+	{"s:sorted, s:write (statsrows.c)", ltap_open_statsrows},
 	{"ltap.feed, s:by's aggregates fed in C (feed.c)", ltap_open_feed},
 	{"ltap.counter (counter.c)", ltap_open_counter},
 	{"ltap.stackcount (stackcount.c)", ltap_open_stackcount},
@@ -102,13 +126,6 @@ static const struct api_part {
 	{"the usage error type (options.c)", ltap_open_options},
 	{"the stdlib in package.preload (embedded.c)", ltap_open_embedded},
 };
-
-void ltap_push_ltap(lua_State *L, struct ltap_ctx *ctx)
-{
-	lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
-	lua_getfield(L, -1, "ltap");
-	lua_remove(L, -2);
-}
 
 /* pushes the environment: the globals, or under require "ltap" a table of
  * ltap's own whose misses read the globals */
@@ -129,7 +146,7 @@ void ltap_open_api(lua_State *L, struct ltap_ctx *ctx)
 {
 	api_push_env(L, ctx);
 	lua_newtable(L); /* ltap: its values, then its functions */
-	lua_pushboolean(L, !ctx->opt.input);
+	lua_pushboolean(L, ltap_ctx_live(ctx));
 	lua_setfield(L, -2, "live");
 	lua_pushstring(L, ctx->opt.input); /* nil when live */
 	lua_setfield(L, -2, "input");

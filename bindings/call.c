@@ -7,9 +7,12 @@
  * the second or an end from inside, and keeps raising on every few
  * instructions so a pcall in the script cannot swallow the interruption.
  * A call that fails ends the run (ltap_run_end) with why. */
-#include "ctx.h"
+#include "call.h"
 
+#include "ctx.h"
 #include "log.h"
+#include "loop.h"
+#include "options.h"
 
 #include <lauxlib.h>
 #include <signal.h>

@@ -2,7 +2,9 @@
  * a string, split into words as sh splits them (/bin/sh -c only for real
  * shell syntax), or an argument vector {"prog", "arg", ...} executed as it
  * is. */
-#include "ctx.h"
+#include "lcommand.h"
+
+#include "command.h"
 
 #include <errno.h>
 #include <lauxlib.h>

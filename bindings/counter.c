@@ -8,10 +8,16 @@
  * its children (from its exec), the -p process, or the whole system; reading
  * it is one read() per CPU, nothing per event. A counter this machine lacks
  * reads as nil, "not supported" (perf stat's <not supported>). */
-#include "ctx.h"
+#include "lcounter.h"
 
 #include "counter.h"
+#include "ctx.h"
+#include "lcommand.h"
 #include "log.h"
+#include "loop.h"
+#include "luaaux.h"
+#include "options.h"
+#include "run.h"
 
 #include <errno.h>
 #include <lauxlib.h>

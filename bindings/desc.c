@@ -4,11 +4,16 @@
  * and its globs, profile(), a text trace's names (text.c), the task events
  * ltap follows. At attach the registry says what the sources are to do
  * (ltap_desc_plan) and which filters are left to user space. */
-#include "ctx.h"
+#include "desc.h"
 
+#include "call.h"
 #include "catalog.h"
+#include "ctx.h"
+#include "evdesc.h"
+#include "event.h"
 #include "feed.h"
 #include "filter.h"
+#include "kinds.h"
 #include "log.h"
 #include "proc.h"
 #include "source.h"
@@ -200,7 +205,7 @@ int ltap_desc_follow_tasks(struct ltap_ctx *ctx)
 
 int ltap_desc_profiles_only(struct ltap_ctx *ctx)
 {
-	if (!ctx->nprobes || ctx->opt.input || ctx->opt.record)
+	if (!ctx->nprobes || !ltap_ctx_live(ctx) || ctx->opt.record)
 		return 0;
 	for (int id = 0; id < ctx->nids; id++)
 		if (ctx->by_id[id] && ctx->by_id[id]->ev)
@@ -350,7 +355,7 @@ static int desc_plan_one(struct ltap_evdesc *d, struct ltap_source_event *ev, in
 int ltap_desc_plan(struct ltap_ctx *ctx, struct ltap_source_event **out)
 {
 	struct ltap_source_event *evs;
-	int targets = !ctx->opt.input && (ctx->opt.pid || ctx->command.argv);
+	int targets = ltap_ctx_live(ctx) && (ctx->opt.pid || ctx->command.argv);
 	int n = 0;
 
 	*out = NULL;
@@ -414,7 +419,7 @@ static int desc_user_filter(struct ltap_ctx *ctx, struct ltap_evdesc *d, struct 
 	if (p->ufilter)
 		return 0;
 	ltap_err("%sprobe %s:%s: bad filter '%s': %s%s", p->where, d->ev->system, d->ev->name, p->filter, why,
-		 !ctx->opt.input && strstr(why, "kernel only") ?
+		 ltap_ctx_live(ctx) && strstr(why, "kernel only") ?
 		 " (another probe shares the event, so each filter is applied again in user space)" : "");
 	return -1;
 }
@@ -482,7 +487,3 @@ void ltap_open_desc(lua_State *L, struct ltap_ctx *ctx)
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
 }
 
-struct ltap_evdesc *ltap_desc_at(struct ltap_ctx *ctx, int id)
-{
-	return id >= 0 && id < ctx->nids ? ctx->by_id[id] : NULL;
-}

@@ -9,7 +9,7 @@
  * is read only when the owner of BINARY could read it too (it is readable
  * by everyone, or owned by BINARY's owner), when it is a regular file, and
  * up to 16 MiB. */
-#include "ctx.h"
+#include "ldisasm.h"
 
 #include "disasm.h"
 

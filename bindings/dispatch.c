@@ -3,10 +3,18 @@
  * fields, and each probe's handler runs through ltap_call, after the
  * probe's user-space filter where the kernel applies another. No
  * allocation, no lookup by name. */
-#include "ctx.h"
+#include "dispatch.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "evdesc.h"
+#include "event.h"
+#include "eventud.h"
 #include "filter.h"
+#include "loop.h"
+#include "lstackcount.h"
 #include "proc.h"
+#include "source.h"
 #include "tasks.h"
 
 #include <string.h>
@@ -23,15 +31,37 @@ void ltap_dispatch_slots(lua_State *L, struct ltap_ctx *ctx)
 	ltap_event_push_slots(L, ctx);
 }
 
+void ltap_dispatch_gate_order(struct ltap_ctx *ctx)
+{
+	if (ctx->loop)
+		ltap_loop_set_ordered(ctx->loop, ctx->gate.nwait ? 1 : ctx->opt.ordered);
+}
+
 /* Whether the event is a command's own before its exec (gate.h): that is
- * ltap's work. Perf-ring events start at the exec by enable_on_exec. */
+ * ltap's work. A record whose source began the command's records at its
+ * exec itself (source.h: ltap_rec_gated) needs no gate here. */
 static int dispatch_gated(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
 	int drop = ltap_task_gated(&ctx->gate, d->task, r->data, d->tid_off);
 
-	if (d->task && d->task->kind == LTAP_TASK_RENAME && !ctx->gate.nwait && ctx->loop)
-		ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered); /* held in order until the exec */
+	if (d->task && d->task->kind == LTAP_TASK_RENAME)
+		ltap_dispatch_gate_order(ctx);
 	return drop;
+}
+
+/* The descriptor of r, or NULL when no probe wants it (or its command has
+ * not reached its exec): what the dispatch and the skip both begin with. */
+static inline struct ltap_evdesc *dispatch_desc(struct ltap_ctx *ctx, const struct ltap_rec *r)
+{
+	struct ltap_evdesc *d;
+	uint16_t id;
+
+	memcpy(&id, r->data, sizeof id);
+	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+		return NULL;
+	if (ctx->gate.active && !ltap_rec_gated(r) && dispatch_gated(ctx, d, r))
+		return NULL;
+	return d;
 }
 
 /* Which rings serve which probes of an event (desc.c): the perf rings
@@ -51,7 +81,7 @@ static int dispatch_serves(struct ltap_ctx *ctx, const struct ltap_rec *r,
 
 	if (r->callchain)
 		return chains;
-	if (!chains || ctx->opt.input)
+	if (!chains || !ltap_ctx_live(ctx))
 		return 1;
 	return copy == SERVE_ALL;
 }
@@ -71,17 +101,13 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 	static const uint64_t no_chain[1];
 	struct ltap_ctx *ctx = ud;
 	lua_State *L = ctx->L;
-	uint16_t id;
-	struct ltap_evdesc *d;
+	struct ltap_evdesc *d = dispatch_desc(ctx, r);
 	struct ltap_probe *p;
 	struct ltap_rec copy;
 	int filled = 0; /* the event table, filled before the first Lua handler */
 	int copies;
 
-	memcpy(&id, r->data, sizeof id);
-	if (id >= ctx->nids || !(d = ctx->by_id[id]))
-		return 0;
-	if (ctx->gate.active && !r->callchain && dispatch_gated(ctx, d, r))
+	if (!d)
 		return 0;
 	if (d->ops->observe && !r->callchain)
 		d->ops->observe(ctx, d, r);
@@ -128,14 +154,10 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 int ltap_skip_event(void *ud, const struct ltap_rec *r)
 {
 	struct ltap_ctx *ctx = ud;
-	struct ltap_evdesc *d;
-	uint16_t id;
+	struct ltap_evdesc *d = dispatch_desc(ctx, r);
 	int copies;
 
-	memcpy(&id, r->data, sizeof id);
-	if (id >= ctx->nids || !(d = ctx->by_id[id]))
-		return 0;
-	if (ctx->gate.active && !r->callchain && dispatch_gated(ctx, d, r))
+	if (!d)
 		return 0;
 	copies = dispatch_copy(ctx, d, r);
 	for (struct ltap_probe *p = d->probes; p; p = p->next_same) {

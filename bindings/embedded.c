@@ -8,8 +8,9 @@
  * code loads ltap.* from ltap's own image and dkjson from the path Debian
  * installs it at, checked as root's, and nothing else; what a user's script
  * requires is the user's business (Lua's require, unchanged). */
-#include "ctx.h"
 #include "embedded.h"
+
+#include "ctx.h"
 #include "readfile.h"
 
 #include <errno.h>

@@ -38,4 +38,11 @@ void ltap_chunk_free(struct ltap_chunk *c);
 /* Pushes the chunk compiled or undumped as chunkname; a status of lua_load. */
 int ltap_chunk_load(lua_State *L, const struct ltap_chunk *c, const char *chunkname);
 
+struct ltap_ctx;
+void ltap_open_embedded(lua_State *L, struct ltap_ctx *ctx);
+/* the function at the top runs as ltap's own code: its globals are the
+ * script environment's, its require is ltap's (ltap.* from ltap's image,
+ * dkjson from its installed path, nothing from LUA_PATH) */
+void ltap_embedded_own_env(lua_State *L, struct ltap_ctx *ctx);
+
 #endif

@@ -17,10 +17,17 @@
  * argument of getpgid is e.args.pid, e.pid the caller's. e.args is one
  * proxy, stored in the table once: reading it is a plain table read, and
  * its fields come through its own __index, under the same handler guard. */
-#include "ctx.h"
+#include "event.h"
 
 #include "catalog.h"
+#include "ctx.h"
+#include "evdesc.h"
+#include "eventud.h"
+#include "leaf.h"
 #include "proc.h"
+#include "scripttext.h"
+#include "stack.h"
+#include "symbolic.h"
 
 #include <event-parse.h>
 #include <lauxlib.h>
@@ -47,14 +54,6 @@ static const struct { const char *name; int code; } event_common[] = {
 static struct ltap_event_ud *event_state(lua_State *L)
 {
 	return lua_touserdata(L, lua_upvalueindex(1));
-}
-
-struct ltap_event_ud *ltap_event_check(lua_State *L)
-{
-	struct ltap_event_ud *e = event_state(L);
-	if (!e->rec)
-		luaL_error(L, "attempt to use an event outside its handler (use e:copy() to keep one)");
-	return e;
 }
 
 

@@ -16,11 +16,14 @@
  * per event type when the probe is declared (a field an event lacks is an
  * error then, naming it), into an offset and a size read per event. Lua
  * sees the same aggregate as ever: reports, sorted(), intervals, --serve. */
-#include "ctx.h"
 #include "feed.h"
-#include "stats.h"
 
+#include "ctx.h"
+#include "evdesc.h"
+#include "kinds.h"
+#include "luaaux.h"
 #include "proc.h"
+#include "stats.h"
 #include "syscall_names.h"
 
 #include <errno.h>
@@ -90,7 +93,7 @@ static int feed_name_ok(const char *n)
 
 /* s:by(KEYS, [VALUE]): KEYS a name or a list of them ({} for one total),
  * VALUE a name or none. Names are checked when a probe takes the feed. */
-int feed_by(lua_State *L)
+static int feed_by(lua_State *L)
 {
 	struct stats *s = ltap_stats_check(L, 1);
 	struct feed *f;
@@ -404,7 +407,14 @@ void ltap_open_feed(lua_State *L, struct ltap_ctx *ctx)
 	static const luaL_Reg metameth[] = {{"__tostring", feed_tostring}, {"__index", NULL}, {NULL, NULL}};
 	static const luaL_Reg meth[] = {{NULL, NULL}};
 
+	static const luaL_Reg stats_meth[] = {{"by", feed_by}, {NULL, NULL}};
+
 	(void)ctx;
 	ltap_newmeta(L, FEED_MT, metameth, meth);
 	lua_pop(L, 1);
+	/* s:by, a method of ltap.stats (stats.c's metatable, made before) */
+	luaL_getmetatable(L, STATS_MT);
+	lua_getfield(L, -1, "__index");
+	luaL_setfuncs(L, stats_meth, 0);
+	lua_pop(L, 2); /* __index, the metatable */
 }

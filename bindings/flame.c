@@ -15,11 +15,13 @@
  *
  * In C because it runs per stack and per frame: the Lua version spent
  * ~15 us a frame formatting its line, more than flamegraph.pl. */
-#include "ctx.h"
+#include "lflame.h"
 
+#include "ctx.h"
 #include "flame.h"
 #include "folded.h"
 #include "lines.h"
+#include "luaaux.h"
 #include "perfscript.h"
 #include "progress.h"
 

@@ -7,29 +7,41 @@
  * Bindings never change the state: they ask the run to end
  * (ltap_run_end, with why) and the host makes the transitions when it
  * next gets control. Live or replay, a run does the same to each of its
- * sources (runtime/source.h); only which sources it opens differs: the
- * tracefs instance and the perf rings, or the file named by input, opened
- * when the first probe needs their formats, so a script that traces
- * nothing (a flame graph of a file, -h) touches no tracefs and needs no
- * root. Every public entry point makes the host's log target this thread's
- * (log.h), so what the runtime says reaches this host's callback. */
-#include "ctx.h"
+ * sources (runtime/source.h) and asks what they can do (their caps), never
+ * which they are: sources.c, their one factory, opens them when the first
+ * probe needs their formats, so a script that traces nothing (a flame
+ * graph of a file, -h) touches no tracefs and needs no root. Every public
+ * entry point makes the host's log target this thread's (log.h), so what
+ * the runtime says reaches this host's callback. */
+#include "host.h"
 
+#include "api.h"
+#include "call.h"
 #include "catalog.h"
+#include "ctx.h"
+#include "desc.h"
+#include "dispatch.h"
+#include "embedded.h"
+#include "event.h"
 #include "guardian.h"
+#include "lcounter.h"
 #include "log.h"
+#include "loop.h"
+#include "memory.h"
 #include "metrics_serve.h"
 #include "metrics_set.h"
 #include "owner.h"
 #include "proc.h"
 #include "progress.h"
 #include "readfile.h"
+#include "run.h"
+#include "signals.h"
 #include "source.h"
-#include "src_replay.h"
-#include "src_sampler.h"
-#include "src_tracepoint.h"
+#include "sources.h"
 #include "symbols.h"
 #include "targetopt.h"
+#include "timer.h"
+#include "undo.h"
 #include "uprobe.h"
 
 #include <errno.h>
@@ -39,11 +51,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-const char ltap_ctx_key; /* its address keys the context in the registry */
 
 static void ctx_detach(struct ltap_ctx *ctx);
 
@@ -157,16 +166,6 @@ static int host_open_io(struct ltap_ctx *ctx, FILE *out, FILE *err)
 	return 0;
 }
 
-void ltap_host_flush(struct ltap_ctx *ctx)
-{
-	if (ctx->io.progress)
-		ltap_progress_flush(ctx->io.progress); /* never into a progress line */
-	else if (ctx->io.out)
-		fflush(ctx->io.out);
-	else
-		fflush(stdout); /* require "ltap": the Lua program's own stdout */
-}
-
 /* --- making a host ----------------------------------------------------- */
 
 /* The parts every host has, whoever owns its Lua state. */
@@ -181,6 +180,7 @@ static int host_init(struct ltap_ctx *ctx, const struct ltap_options *opt)
 	ctx->env_ref = LUA_NOREF;
 	ctx->thread_ref = LUA_NOREF;
 	ltap_gate_init(&ctx->gate);
+	ltap_ctx_sources_plan(ctx);
 	if (opt->command) {
 		char why[4200];
 		if (ltap_targetopt_command(opt->command, &ctx->command, why, sizeof why)) {
@@ -192,7 +192,7 @@ static int host_init(struct ltap_ctx *ctx, const struct ltap_options *opt)
 		ltap_err("cannot make a host: %d hosts live in this process already", LTAP_OWNER_MAX);
 		return -EMFILE;
 	}
-	ltap_guardian_hold();
+	ltap_guardian_hold(ltap_undo_table);
 	ctx->proc = ltap_proc_new();
 	ctx->syms = ltap_symbols_new();
 	ctx->loop = ltap_loop_new(&(struct ltap_loop_hooks){0});
@@ -238,77 +238,6 @@ struct ltap_ctx *ltap_ctx_new_module(lua_State *L, const struct ltap_options *op
 	return ctx;
 }
 
-/* --- sources ----------------------------------------------------------- */
-
-static int ctx_add_source(struct ltap_ctx *ctx, struct ltap_source *s)
-{
-	if (!s)
-		return -1;
-	ctx->sources[ctx->nsources++] = s;
-	return 0;
-}
-
-/* input: a trace.dat, or anything else as text; the formats its probes
- * resolve against come with it */
-static int ctx_open_input(struct ltap_ctx *ctx)
-{
-	const char *path = ctx->opt.input;
-	struct ltap_replay *r;
-	struct stat st;
-
-	if (strcmp(path, "-") != 0 && (access(path, R_OK) < 0 || stat(path, &st) < 0)) {
-		ltap_err("replay: cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode)) {
-		ltap_err("replay: cannot read %s: %s", path, strerror(EISDIR));
-		return -1;
-	}
-	/* anything that is not a trace.dat is taken for text; a FIFO or a
-	 * device is read once, as text (a trace.dat needs seeks) */
-	if (strcmp(path, "-") == 0 || !S_ISREG(st.st_mode) || !ltap_replay_is_tracedat(path))
-		return ltap_text_open(ctx);
-	/* the reader learns the trace's end only for a progress line */
-	if (!(r = ltap_replay_open(path, ltap_progress_wanted(ctx->opt.progress) ? LTAP_REPLAY_LAST : 0)))
-		return -1;
-	ctx_add_source(ctx, ltap_replay_source(r));
-	ltap_replay_set_gate(r, &ctx->gate);
-	ctx->cat = ltap_catalog_from_tep(ltap_replay_tep(r));
-	return ctx->cat ? 0 : -1;
-}
-
-/* a live run: this machine's formats, its tracefs instance and perf rings */
-static int ctx_open_live(struct ltap_ctx *ctx)
-{
-	if (ctx_add_source(ctx, ltap_tpsrc_new()) || ctx_add_source(ctx, ltap_sampler_new(ctx->syms)))
-		return -1;
-	ctx->cat = ltap_catalog_open();
-	return ctx->cat ? 0 : -1;
-}
-
-int ltap_ctx_sources(struct ltap_ctx *ctx)
-{
-	if (ctx->sources_opened)
-		return ctx->sources_opened > 0 ? 0 : -1;
-	ctx->sources_opened = (ctx->opt.input ? ctx_open_input(ctx) : ctx_open_live(ctx)) ? -1 : 1;
-	return ctx->sources_opened > 0 ? 0 : -1;
-}
-
-struct ltap_catalog *ltap_ctx_catalog(lua_State *L, struct ltap_ctx *ctx)
-{
-	if (ltap_ctx_sources(ctx))
-		luaL_error(L, "%s", ctx->io.error[0] ? ctx->io.error : "cannot read the event formats");
-	return ctx->cat;
-}
-
-/* Closes every source: kernel state first, as early as the run ends. */
-static void ctx_close_sources(struct ltap_ctx *ctx)
-{
-	for (int i = 0; i < ctx->nsources; i++)
-		ctx->sources[i]->ops->close(ctx->sources[i]);
-	ctx->nsources = 0;
-}
-
 void ltap_ctx_free(struct ltap_ctx *ctx)
 {
 	if (!ctx)
@@ -333,9 +262,9 @@ void ltap_ctx_free(struct ltap_ctx *ctx)
 	}
 	ltap_descs_free(ctx);
 	ltap_catalog_close(ctx->cat); /* a trace's catalog borrows its source's formats */
-	ctx_close_sources(ctx);
-	if (ctx->face && ctx->face->close)
-		ctx->face->close(ctx);
+	ltap_ctx_sources_close(ctx);
+	if (ctx->face)
+		ctx->face->close(ctx->face);
 	ltap_uprobes_free(ctx->uprobes); /* after the instance: enabled events cannot go */
 	ltap_symbols_free(ctx->syms);
 	ltap_metrics_free(ctx); /* before the loop it watches */
@@ -416,17 +345,6 @@ static int ctx_load(struct ltap_ctx *ctx, const struct ltap_chunk *c, const char
 
 /* --- the run ----------------------------------------------------------- */
 
-void ltap_run_end(struct ltap_ctx *ctx, unsigned why)
-{
-	ctx->run.end |= why;
-	if (!ctx->loop)
-		return;
-	if (why & ~LTAP_END_STOP)
-		ltap_loop_halt(ctx->loop); /* nothing more is dispatched */
-	else
-		ltap_loop_stop(ctx->loop); /* after this batch; then the final drain */
-}
-
 static void ctx_child(void *ud)
 {
 	struct ltap_ctx *ctx = ud;
@@ -445,6 +363,15 @@ static int ctx_between(struct ltap_ctx *ctx)
 		if (ctx->sources[i]->ops->between)
 			ctx->sources[i]->ops->between(ctx->sources[i]);
 	return !ends;
+}
+
+/* whether a source tells how far it is (a saved trace's) */
+static int ctx_progress_told(const struct ltap_ctx *ctx)
+{
+	for (int i = 0; i < ctx->nsources; i++)
+		if (ctx->sources[i]->ops->progress)
+			return 1;
+	return 0;
 }
 
 /* how far a replay is: its source's progress, on the line */
@@ -515,8 +442,7 @@ static void ctx_task_changed(void *ud, int tid, int exec)
 	if (!exec || !ctx->gate.active)
 		return;
 	ltap_gate_drop(&ctx->gate, tid, LTAP_GATE_EXEC); /* opens its gate */
-	if (!ctx->gate.nwait)
-		ltap_loop_set_ordered(ctx->loop, ctx->opt.ordered);
+	ltap_dispatch_gate_order(ctx);
 }
 
 /* The targets, then every source attached to what the script declared
@@ -528,7 +454,7 @@ static int ctx_attach_sources(struct ltap_ctx *ctx)
 	struct ltap_source_env env = {
 		.buffer_kb = ctx->opt.buffer_kb, .serial = ctx->serial, .self = ctx->opt.exclude_self ? getpid() : 0,
 		.record = ctx->opt.record, .verbose = ctx->opt.verbose,
-		.cat = ctx->cat, .proc = ctx->proc, .gate = &ctx->gate,
+		.cat = ctx->cat, .proc = ctx->proc,
 	};
 	pid_t *pids;
 	int rc = -1;
@@ -607,6 +533,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	};
 	struct ltap_loop_hooks h = hooks;
 	uint64_t end;
+	int live = ltap_ctx_live(ctx);
 
 	h.ud = ctx;
 	ltap_loop_set_hooks(ctx->loop, &h);
@@ -623,26 +550,25 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		return -1;
 	if (ctx->sigints) /* a signal while the script loaded */
 		ltap_loop_stop(ctx->loop);
-	if (ctx->opt.input && ctx->counters) {
+	if (!live && ctx->counters) {
 		ltap_err("replay: counters count a live run, not a saved trace");
 		return -1;
 	}
-	if (ctx->opt.input && (ctx->opt.pid || ctx->command.argv)) {
+	if (!live && (ctx->opt.pid || ctx->command.argv)) {
 		ltap_err("replay: -p and -c need a live run, not --input");
 		return -1;
 	}
-	if (ctx->opt.input)
-		ltap_loop_set_replay(ctx->loop);
-	else
+	if (live) {
 		ltap_loop_set_realtime(ctx->loop, ctx->opt.max_drain);
-	if (ctx->opt.record)
-		ltap_loop_set_every_tick(ctx->loop);
-	if (!ctx->opt.input)
+		if (ctx->opt.record)
+			ltap_loop_set_every_tick(ctx->loop); /* as the replay of the recording will run them */
 		ltap_guardian_reap_first(); /* stale leftovers go before this run's first change */
-	if ((ctx->face && ctx->face->attach(ctx)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
+	} else {
+		ltap_loop_set_replay(ctx->loop);
+	}
+	if ((ctx->face && ctx->face->attach(ctx, ctx->face)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
 		return -1;
-	if (ctx->gate.active)
-		ltap_loop_set_ordered(ctx->loop, 1); /* a held command's events in order until its exec */
+	ltap_dispatch_gate_order(ctx);
 	ctx_settle(ctx);
 	ctx->start_time = ctx_span(ctx, &end);
 	ctx->trace_now = ctx->start_time;
@@ -717,7 +643,7 @@ static void ctx_detach(struct ltap_ctx *ctx)
 	ltap_counters_detach(ctx);
 	if (ctx->have_child)
 		ltap_target_end(&ctx->child, ctx->sigints >= 2 ? 0 : 1000);
-	ctx_close_sources(ctx); /* kernel state first */
+	ltap_ctx_sources_close(ctx); /* kernel state first */
 }
 
 /* RUNNING (or a failed start) -> DRAINING -> ENDED: tracing off, the final
@@ -733,7 +659,7 @@ static void ctx_end(struct ltap_ctx *ctx)
 	ctx->io.progress = NULL;
 	/* the end: a recording's, -d's, the last event of a replay, or now */
 	ctx_span(ctx, &stop);
-	until = stop ? stop : ctx->run.stop_at ? ctx->run.stop_at : ctx->opt.input ? ctx->trace_now : ltap_now();
+	until = stop ? stop : ctx->run.stop_at ? ctx->run.stop_at : ltap_ctx_live(ctx) ? ltap_now() : ctx->trace_now;
 	for (int i = 0; i < ctx->nsources; i++)
 		if (ctx->sources[i]->ops->enable)
 			ctx->sources[i]->ops->enable(ctx->sources[i], 0, until);
@@ -782,9 +708,9 @@ static int ctx_start(struct ltap_ctx *ctx)
 			return -1;
 		}
 	}
-	if (ctx->opt.input && ltap_progress_wanted(ctx->opt.progress)) {
+	if (ctx_progress_told(ctx) && ltap_progress_wanted(ctx->opt.progress)) {
 		/* a replay's progress line (progress.h), redrawn at its steps' batches */
-		const char *in = ctx->opt.input, *base = strrchr(in, '/');
+		const char *in = ctx->opt.input ? ctx->opt.input : "-", *base = strrchr(in, '/');
 		char what[80];
 		snprintf(what, sizeof what, "replay %s", strcmp(in, "-") == 0 ? "standard input" : base ? base + 1 : in);
 		ctx->io.progress = ltap_progress_new(ctx->opt.progress, ctx->io.out, what);
@@ -898,7 +824,7 @@ int ltap_host_new(ltap_host **hp, const struct ltap_host_opts *o)
 	HOST_ENTER(ctx);
 	if ((e = host_options(o, &opt)) || (e = host_init(ctx, &opt)))
 		goto out;
-	if (opt.input && ltap_ctx_sources(ctx)) { /* a saved trace brings the formats probes resolve against */
+	if (ltap_ctx_sources_early(ctx)) {
 		e = -EIO;
 		goto out;
 	}

@@ -4,8 +4,12 @@
  * through (the same, and it feeds the task cache first), and a synthetic
  * event (a profile sample: only the common header, the thread at the
  * offset every record keeps it). A text trace's kinds are text.c's. */
-#include "ctx.h"
+#include "kinds.h"
 
+#include "ctx.h"
+#include "evdesc.h"
+#include "event.h"
+#include "eventud.h"
 #include "proc.h"
 #include "tasks.h"
 

@@ -8,8 +8,10 @@
  * mapping is known (then off is nil too); nothing at all for an empty
  * chain. module is the file's path ("[kernel.kallsyms]", "[ext4]" for the
  * kernel), as e:frame(1).module. */
-#include "ctx.h"
+#include "leaf.h"
 
+#include "ctx.h"
+#include "stack.h"
 #include "symbols.h"
 
 #include <lauxlib.h>

@@ -10,9 +10,11 @@
  * every host. The host ends with the state (its __gc): kernel state undone,
  * the command's tree ended. */
 #include "ctx.h"
-
+#include "host.h"
+#include "loop.h"
+#include "options.h"
 #include "parse.h"
-#include "targetopt.h"
+#include "sources.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -153,9 +155,10 @@ static int lmodule_setup(lua_State *L)
 		if (ctx->sources_opened)
 			return luaL_error(L, "ltap.setup: input before the first probe (their formats come with it)");
 		ctx->opt.input = lua_tostring(L, -1);
+		ltap_ctx_sources_plan(ctx);
 		lua_setfield(L, LUA_REGISTRYINDEX, "ltap.module_input"); /* keeps the string */
 		ltap_push_ltap(L, ctx);
-		lua_pushboolean(L, 0);
+		lua_pushboolean(L, ltap_ctx_live(ctx));
 		lua_setfield(L, -2, "live");
 		lua_pop(L, 1);
 		if (ltap_ctx_sources(ctx))

@@ -1,6 +1,6 @@
 /* luaaux.c: what every binding does the same way, as lauxlib is Lua's own:
  * liolib's createmeta, and numbers that are integers kept integers. */
-#include "ctx.h"
+#include "luaaux.h"
 
 #include <math.h>
 

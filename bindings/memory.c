@@ -11,8 +11,10 @@
  * bookkeeping, such as filling the event table) nothing is refused: an
  * error there would have no pcall to end in; going over there ends the run
  * at the next call instead. */
-#include "ctx.h"
+#include "memory.h"
 
+#include "call.h"
+#include "ctx.h"
 #include "log.h"
 #include "memlimit.h"
 

@@ -19,6 +19,7 @@
 #include "metrics_export.h"
 #include "metrics_render.h"
 #include "metrics_set.h"
+#include "stats.h"
 
 #include <lauxlib.h>
 #include <math.h>

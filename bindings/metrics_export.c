@@ -7,6 +7,7 @@
 #include "ctx.h"
 #include "log.h"
 #include "metrics_set.h"
+#include "stats.h"
 
 #include <lauxlib.h>
 #include <stdio.h>

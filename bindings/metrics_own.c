@@ -8,6 +8,7 @@
 #include "metrics_set.h"
 #include "serve.h"
 #include "source.h"
+#include "stats.h"
 
 #include <stdio.h>
 #include <string.h>

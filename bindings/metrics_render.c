@@ -5,11 +5,13 @@
 #include "metrics_render.h"
 
 #include "agg.h"
+#include "call.h"
 #include "ctx.h"
 #include "expo.h"
 #include "log.h"
 #include "metrics_own.h"
 #include "metrics_set.h"
+#include "stats.h"
 
 #include <lauxlib.h>
 #include <math.h>

@@ -6,6 +6,7 @@
 #include "metrics_serve.h"
 
 #include "ctx.h"
+#include "event.h"
 #include "log.h"
 #include "metrics_export.h"
 #include "metrics_render.h"

@@ -1,5 +1,5 @@
 /* names.c: numbers the kernel reports, as names: ltap.syscall_name(nr). */
-#include "ctx.h"
+#include "names.h"
 
 #include "syscall_names.h"
 

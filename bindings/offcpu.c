@@ -23,12 +23,20 @@
  *   instance's copy; the perf events do not follow it).
  * Weights are nanoseconds. ltap's own blocks are left out. A block whose
  * task was never seen running again by the end is not counted. */
-#include "ctx.h"
+#include "offcpu.h"
 
 #include "blocked.h"
 #include "catalog.h"
+#include "ctx.h"
+#include "desc.h"
+#include "evdesc.h"
+#include "kinds.h"
 #include "log.h"
+#include "lstackcount.h"
+#include "luaaux.h"
+#include "options.h"
 #include "proc.h"
+#include "sources.h"
 #include "stackcount.h"
 
 #include <event-parse.h>

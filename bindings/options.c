@@ -14,8 +14,9 @@
  * ltap.usage, which ltap_call prints as one line under the script's name,
  * without a traceback, and ltap exits 2, as for a bad option of its own.
  * A script's pcall can still catch it (tostring gives the message). */
-#include "ctx.h"
+#include "options.h"
 
+#include "ctx.h"
 #include "log.h"
 #include "parse.h"
 

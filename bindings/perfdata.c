@@ -11,7 +11,7 @@
  * up in this machine's /proc (its pid may be another process now). The
  * files the mappings name are read from this machine, as perf report
  * does; kernel addresses from this machine's kallsyms. */
-#include "ctx.h"
+#include "lperfdata.h"
 
 #include "perfdata.h"
 #include "symbols.h"

@@ -6,14 +6,19 @@
  * yet, so an unknown event fails before anything is enabled. An input that
  * names events its own way (a text trace) resolves them itself
  * (ctx->face). */
-#include "ctx.h"
+#include "probe.h"
 
 #include "catalog.h"
+#include "ctx.h"
+#include "desc.h"
+#include "evdesc.h"
+#include "feed.h"
 #include "log.h"
+#include "luprobe.h"
+#include "options.h"
+#include "sources.h"
 
 #include <event-parse.h>
-#include "feed.h"
-
 #include <lauxlib.h>
 #include <string.h>
 
@@ -78,7 +83,7 @@ static void probe_glob(lua_State *L, struct ltap_ctx *ctx, const char *spec, con
 		luaL_error(L, "probe %s: cannot list the events: %s", spec, strerror(-n));
 	if (n == 0)
 		luaL_error(L, "no event matches '%s' (see: ltap list)", spec);
-	if (n > 100 && !ctx->opt.input)
+	if (n > 100 && ltap_ctx_live(ctx))
 		ltap_warn("%sprobe %s: %d events enabled: every one of them costs the traced system", g.where, spec, n);
 	lua_pop(L, 1);
 }
@@ -111,7 +116,7 @@ int probe_probe(lua_State *L)
 		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
 	ltap_ctx_catalog(L, ctx); /* the first probe opens the sources: their formats */
 	if (ctx->face) {
-		ctx->face->probe(L, ctx, spec, filter, fn);
+		ctx->face->probe(L, ctx, ctx->face, spec, filter, fn);
 		return 0;
 	}
 	if (!ltap_is_uprobe_spec(spec) && ltap_catalog_is_glob(spec)) {

@@ -18,9 +18,10 @@
  * metal, and is likely the larger part of what they do. A tracepoint costs
  * the kernel a ring write (~0.1-0.3 us), so its bar is
  * PROBE_TRACEPOINT_RATE. */
-#include "ctx.h"
+#include "probestats.h"
 
-#include "api.h"
+#include "ctx.h"
+#include "evdesc.h"
 #include "log.h"
 
 #include <lauxlib.h>
@@ -97,7 +98,7 @@ void ltap_probes_report(struct ltap_ctx *ctx)
 
 	for (struct ltap_probe *p = ctx->probes; p; p = p->next)
 		costly |= p->costly;
-	if (!ctx->probes || ctx->opt.input || !(costly || ctx->opt.verbose))
+	if (!ctx->probes || !ltap_ctx_live(ctx) || !(costly || ctx->opt.verbose))
 		return;
 	for (struct ltap_probe *p = ctx->probes; p; p = p->next)
 		ltap_info("probe %s (%.*s): %s hits, %s/s over %.1f s", p->spec, probes_where_len(p), p->where,

@@ -1,7 +1,14 @@
 /* profile.c: profile(FREQ, FN): cpu-clock samples with call chains, served
  * by the perf source (runtime/src_sampler.c). A sample is a synthetic event
  * (kinds.c): its record is the common header only. */
+#include "profile.h"
+
 #include "ctx.h"
+#include "desc.h"
+#include "evdesc.h"
+#include "kinds.h"
+#include "lstackcount.h"
+#include "sources.h"
 
 #include <lauxlib.h>
 #include <stdint.h>

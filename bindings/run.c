@@ -2,8 +2,15 @@
  * ltap.drain(), the targets a script's command line sets (ltap.options),
  * what the run lost (ltap.lost) and marks in its trace (ltap.mark); and the
  * running of begin and finish hooks. */
-#include "ctx.h"
+#include "run.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "dispatch.h"
+#include "event.h"
+#include "lcommand.h"
+#include "loop.h"
+#include "options.h"
 #include "source.h"
 #include "targetopt.h"
 
@@ -222,8 +229,7 @@ int ltap_run_hooks(struct ltap_ctx *ctx, const char *name)
 void ltap_run_hold(struct ltap_ctx *ctx, int pid)
 {
 	ltap_gate_hold(&ctx->gate, pid);
-	if (ctx->loop)
-		ltap_loop_set_ordered(ctx->loop, 1); /* held in order until its exec */
+	ltap_dispatch_gate_order(ctx);
 	for (int k = 0; k < ctx->nsources; k++)
 		if (ctx->sources[k]->ops->hold)
 			ctx->sources[k]->ops->hold(ctx->sources[k], pid);

@@ -12,8 +12,12 @@
  * line. This is what `ltap profile --save` keeps: with symbols and offsets
  * resolved while the processes live, it can be annotated (ltap annotate
  * -i), folded (ltap flamegraph, stackcollapse-perf.pl) or read by people. */
-#include "ctx.h"
+#include "scripttext.h"
 
+#include "ctx.h"
+#include "evdesc.h"
+#include "eventud.h"
+#include "stack.h"
 #include "symbols.h"
 
 #include <event-parse.h>

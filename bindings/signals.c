@@ -9,7 +9,12 @@
  * lua.c's laction relies on). A script's own SIGINT handler runs between
  * batches, in order with the events, never inside the signal handler or a
  * read. */
+#include "signals.h"
+
+#include "call.h"
 #include "ctx.h"
+#include "event.h"
+#include "loop.h"
 
 #include <lauxlib.h>
 #include <signal.h>
@@ -81,7 +86,7 @@ int ltap_interrupt_dispatch(struct ltap_ctx *ctx)
 		/* live, the signal came at `now`, which may be past the last event
 		 * dispatched: a timer FN sets (after(2, ...)) counts from the signal,
 		 * so it cannot come due before the time FN is told about */
-		if (!ctx->opt.input && ctx->trace_now < now)
+		if (ltap_ctx_live(ctx) && ctx->trace_now < now)
 			ctx->trace_now = now;
 		ltap_event_clear(ctx);
 		if (ltap_call(ctx, 2, 1) != 0)

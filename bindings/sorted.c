@@ -8,12 +8,11 @@
  * key ("key", "key-desc"), keys in ltap's key order (numbers, strings,
  * booleans). Pairs of other kinds (table keys, NaN or mixed values) are
  * left to the Lua version: nil is returned and nothing was changed. */
-#include "ctx.h"
+#include "sorted.h"
 
 #include "agg.h"
-#include "api.h"
 #include "sort.h"
-#include "stats.h"
+#include "statsrows.h"
 
 #include <lauxlib.h>
 #include <string.h>

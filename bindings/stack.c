@@ -10,6 +10,9 @@
  * format) straight from C, and e:frame(N) one frame: no table per frame. */
 #include "stack.h"
 
+#include "ctx.h"
+#include "evdesc.h"
+
 #include <event-parse.h>
 #include <lauxlib.h>
 #include <string.h>

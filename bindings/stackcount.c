@@ -16,12 +16,17 @@
  * leaf) once. A profile's handler then costs one method call per sample,
  * where e:folded() with a Lua table built and hashed a string per sample.
  * The entries' memory is the script's (its Lua allocator and limit). */
-#include "stack.h"
+#include "lstackcount.h"
 
-#include "stackcount.h"
+#include "ctx.h"
+#include "evdesc.h"
+#include "eventud.h"
 #include "log.h"
 #include "loop.h"
+#include "luaaux.h"
 #include "proc.h"
+#include "stack.h"
+#include "stackcount.h"
 
 #include <errno.h>
 #include <event-parse.h>

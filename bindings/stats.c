@@ -12,16 +12,17 @@
  * (bench/bigagg.sh). Keys are numbers, strings and booleans. The
  * number of keys is bounded: going over is an error or a counted drop, as
  * the script chose. Ordering and the report's table are in statsrows.c. */
-#include "ctx.h"
-#include "feed.h"
 #include "stats.h"
+
+#include "ctx.h"
+#include "luaaux.h"
+#include "options.h"
 
 #include <errno.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <string.h>
 
-#define STATS_MT "ltap.stats"
 #define STATS_DEFAULT_MAX_KEYS 1000000
 #define STATS_MAGIC 0x5354415473ull
 /* uservalue: the strings of the key cache, kept alive so that their
@@ -649,7 +650,6 @@ void ltap_stats_key(const struct stats *s, int i, struct ltap_agg_part *key)
 static const luaL_Reg stats_meth[] = {
 	{"add", stats_add},
 	{"inc", stats_inc},
-	{"by", feed_by},
 	{"get", stats_get},
 	{"hist", stats_hist},
 	{"clear", stats_clear},
@@ -657,8 +657,6 @@ static const luaL_Reg stats_meth[] = {
 	{"rows", stats_rows},
 	{"row", stats_row},
 	{"info", stats_info},
-	{"sorted", stats_sorted},
-	{"write", stats_write},
 	{NULL, NULL},
 };
 

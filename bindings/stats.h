@@ -7,9 +7,14 @@
 #include "agg.h"
 
 #include <lua.h>
+#include <stddef.h>
 #include <stdint.h>
 
+struct ltap_ctx;
+struct ltap_agg_part;
+
 #define STATS_CACHE 32
+#define STATS_MT "ltap.stats"
 
 /* A single-part key lately added, and its slot: a string by its address
  * (an equal short string is the same object: Lua interns them; the string
@@ -48,11 +53,33 @@ extern const char *const ltap_stats_figure_names[];
 /* raises "stats: out of memory" */
 int ltap_stats_nomem(lua_State *L);
 
-/* statsrows.c */
-int stats_sorted(lua_State *L);
-int stats_write(lua_State *L);
-/* how many of size rows the N at idx asks for: nil all, else at most N
- * (sorted()'s rule: below 1 none, a fraction cut) */
-size_t ltap_rows_wanted(lua_State *L, int idx, size_t size);
+void ltap_open_stats(lua_State *L, struct ltap_ctx *ctx);
+/* read by metrics.c (the aggregate's layout stays here) */
+struct ltap_stats_shape {
+	int hist;       /* has a histogram of nbuckets buckets */
+	int nbuckets;
+	int int_bounds; /* every bucket bound is an integer */
+	int arity;      /* key parts (0 until the first add) */
+	int keyless;
+	int64_t dropped;
+	int nslots;     /* slots to walk with ltap_stats_row */
+};
+struct ltap_stats_row {
+	int64_t count;
+	int is_float;   /* the sum is dsum, else isum */
+	int64_t isum;
+	double dsum;
+	const int64_t *buckets;
+};
+struct stats *ltap_stats_test(lua_State *L, int idx);
+void ltap_stats_shape(const struct stats *s, struct ltap_stats_shape *sh);
+/* slot i's figures; 0 when it holds no key */
+int ltap_stats_row(const struct stats *s, int i, struct ltap_stats_row *row);
+/* bucket k holds [lo, hi): its hi, HUGE_VAL for the open top one */
+double ltap_stats_bucket_hi(const struct stats *s, int k);
+/* slot i's key parts (strings point into the aggregate) */
+void ltap_stats_key(const struct stats *s, int i, struct ltap_agg_part *key);
+/* the Lua functions api.c lists */
+int stats_new(lua_State *L);
 
 #endif

@@ -9,6 +9,8 @@
  * million keys holds the order (16 bytes a key while it is made, then 4)
  * and one buffer, never a Lua value per row. The cells are what report.lua's text layout makes:
  * keys as tostring() shows them, integers as they are, floats "%.2f". */
+#include "statsrows.h"
+
 #include "ctx.h"
 #include "stats.h"
 
@@ -101,7 +103,7 @@ static int rows_next(lua_State *L)
  * "asc", ties by key, at most N. A key of several parts comes as a table
  * {part1, ...}. The order is made at the call; keys removed meanwhile are
  * skipped. */
-int stats_sorted(lua_State *L)
+static int stats_sorted(lua_State *L)
 {
 	const struct stats *s = ltap_stats_check(L, 1);
 	int fig, desc;
@@ -361,7 +363,7 @@ static void table_columns(lua_State *L, struct table *t, int opts)
  * at most OPTS.top, columns OPTS.keys (names of the key parts) and
  * OPTS.fields (figures; count, sum, min, avg, max) as wide as their widest
  * cell. true, or nil, message as file:write. */
-int stats_write(lua_State *L)
+static int stats_write(lua_State *L)
 {
 	const struct stats *s = ltap_stats_check(L, 1);
 	luaL_Stream *stream = luaL_checkudata(L, 2, LUA_FILEHANDLE);
@@ -405,4 +407,19 @@ int stats_write(lua_State *L)
 		table_row(t, r->ids[i], 1);
 	out_flush(t);
 	return luaL_fileresult(L, !t->failed, NULL);
+}
+
+void ltap_open_statsrows(lua_State *L, struct ltap_ctx *ctx)
+{
+	static const luaL_Reg meth[] = {
+		{"sorted", stats_sorted},
+		{"write", stats_write},
+		{NULL, NULL},
+	};
+
+	(void)ctx;
+	luaL_getmetatable(L, STATS_MT);
+	lua_getfield(L, -1, "__index");
+	luaL_setfuncs(L, meth, 0);
+	lua_pop(L, 2); /* __index, the metatable */
 }

@@ -8,8 +8,10 @@
  * reading e.sym.X is then a table read, the evaluation of the compiled
  * conversion over the record, and one string push. e.sym is one proxy kept
  * in the event table, as e.args is. */
-#include "ctx.h"
+#include "symbolic.h"
 
+#include "evdesc.h"
+#include "eventud.h"
 #include "symfield.h"
 
 #include <event-parse.h>

@@ -11,8 +11,12 @@
  *
  * open is for a run that is attached (a begin hook or later): the keys are
  * watched by the run's loop. */
-#include "ctx.h"
+#include "lterm.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "event.h"
+#include "loop.h"
 #include "term.h"
 
 #include <errno.h>

@@ -14,10 +14,18 @@
  * name matches: the source pauses at a name first seen that a glob wants,
  * and its descriptor is declared here between batches, in a protected
  * call. */
-#include "ctx.h"
+#include "text.h"
 
+#include "call.h"
 #include "catalog.h"
+#include "ctx.h"
+#include "desc.h"
+#include "evdesc.h"
+#include "event.h"
+#include "eventud.h"
+#include "kinds.h"
 #include "log.h"
+#include "luprobe.h"
 #include "proc.h"
 #include "src_text.h"
 #include "text_decode.h"
@@ -40,6 +48,7 @@ struct text_glob {
 };
 
 struct ltap_textmode {
+	struct ltap_face face;      /* first: the context holds the face */
 	struct ltap_ctx *ctx;
 	struct tep_handle *tep;     /* no formats: the catalog of a text replay */
 	struct ltap_catalog *local; /* this machine's formats, NULL without tracefs */
@@ -74,25 +83,26 @@ static struct tep_event *text_local_event(struct ltap_textmode *tm, const char *
 	return ltap_catalog_event(tm->local, spec);
 }
 
-static struct ltap_textrec *text_rec(const struct ltap_event_ud *e)
+static struct ltap_textmode *text_mode(struct ltap_ctx *ctx)
 {
-	return (struct ltap_textrec *)e->rec->data; /* the source's own, parsed lazily */
+	return (struct ltap_textmode *)ctx->face;
 }
 
 /* the raw record a line with a local format stands for, decoded once per
  * event; *present (when asked) has bit i for own field i found */
 static const struct ltap_rec *text_record(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
-	struct ltap_textmode *tm = ctx->text;
-	struct ltap_textrec *t = (struct ltap_textrec *)r->data;
+	struct ltap_textmode *tm = text_mode(ctx);
+	struct ltap_textline t;
 
-	if (tm->dec_desc != d || tm->dec_line != t->line) {
-		int size = ltap_textdec_record(d->kind_data, t, t->tid, tm->buf, TEXT_RECORD_MAX, &tm->present);
+	ltap_textsrc_line(r, &t);
+	if (tm->dec_desc != d || tm->dec_line != t.line) {
+		int size = ltap_textdec_record(d->kind_data, r, tm->buf, TEXT_RECORD_MAX, &tm->present);
 		tm->dec = *r;
 		tm->dec.data = tm->buf;
 		tm->dec.size = size < 0 ? 0 : size;
 		tm->dec_desc = d;
-		tm->dec_line = t->line;
+		tm->dec_line = t.line;
 	}
 	return &tm->dec;
 }
@@ -110,7 +120,7 @@ static void text_field(lua_State *L, struct ltap_event_ud *e, int i)
 {
 	const struct ltap_rec *rec = text_record(e->ctx, e->desc, e->rec);
 
-	if (i < 64 && !(e->ctx->text->present >> i & 1))
+	if (i < 64 && !(text_mode(e->ctx)->present >> i & 1))
 		lua_pushnil(L);
 	else
 		ltap_push_raw_field(L, rec, e->desc->fields[i]);
@@ -135,35 +145,39 @@ static void text_push_value(lua_State *L, const char *v)
  * the table at the top; a key the line lacks raises, naming its pairs. */
 static int text_pairs(lua_State *L, struct ltap_event_ud *e, const char *key)
 {
-	struct ltap_textrec *r = text_rec(e);
-	const char *v;
+	const char *k, *v;
+	struct ltap_textline t;
+	int n = ltap_textsrc_nfields(e->rec);
 
 	if (!key) {
-		ltap_textrec_parse(r);
-		for (int i = 0; i < r->nfields; i++) {
-			text_push_value(L, r->fields[i].value);
-			lua_setfield(L, -2, r->fields[i].key);
+		for (int i = 0; i < n; i++) {
+			k = ltap_textsrc_field_at(e->rec, i, &v);
+			text_push_value(L, v);
+			lua_setfield(L, -2, k);
 		}
 		return 0;
 	}
-	if ((v = ltap_textrec_field(r, key)) != NULL) {
+	if ((v = ltap_textsrc_field(e->rec, key)) != NULL) {
 		text_push_value(L, v);
 		return 1;
 	}
+	ltap_textsrc_line(e->rec, &t);
 	luaL_where(L, 1);
-	lua_pushfstring(L, "%s at line %d has no field '%s' (fields:", r->event, (int)r->line, key);
-	for (int i = 0; i < r->nfields; i++)
-		lua_pushfstring(L, "%s %s", i ? "," : "", r->fields[i].key);
+	lua_pushfstring(L, "%s at line %d has no field '%s' (fields:", t.event, (int)t.line, key);
+	for (int i = 0; i < n; i++)
+		lua_pushfstring(L, "%s %s", i ? "," : "", ltap_textsrc_field_at(e->rec, i, &v));
 	lua_pushliteral(L, ")");
-	lua_concat(L, r->nfields + 3);
+	lua_concat(L, n + 3);
 	return lua_error(L);
 }
 
 /* tostring(e): the line's own rendering */
 static void text_tostring(lua_State *L, struct ltap_event_ud *e)
 {
-	const struct ltap_textrec *r = text_rec(e);
-	lua_pushfstring(L, "%s: %s", r->event, r->info);
+	struct ltap_textline t;
+
+	ltap_textsrc_line(e->rec, &t);
+	lua_pushfstring(L, "%s: %s", t.event, t.info);
 }
 
 /* The line names its task: the comm and tgid it shows win. */
@@ -181,20 +195,21 @@ static int same_comm(const char *a, const char *b)
 
 static void text_observe(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
-	const struct ltap_textrec *t = r->data;
-	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textmode *tm = text_mode(ctx);
+	struct ltap_textline t;
 
 	(void)d;
-	if (t->tgid < 0 && t->tid == tm->last_tid && tm->last_gen == ltap_proc_generation(ctx->proc) &&
-	    same_comm(tm->last_comm, t->comm))
+	ltap_textsrc_line(r, &t);
+	if (t.tgid < 0 && t.tid == tm->last_tid && tm->last_gen == ltap_proc_generation(ctx->proc) &&
+	    same_comm(tm->last_comm, t.comm))
 		return;
-	if (!same_comm(ltap_proc_comm(ctx->proc, t->tid), t->comm) || t->tgid >= 0) {
-		ltap_proc_update(ctx->proc, t->tid, t->tgid, t->comm);
-		ltap_event_forget_comm(ctx, t->tid);
+	if (!same_comm(ltap_proc_comm(ctx->proc, t.tid), t.comm) || t.tgid >= 0) {
+		ltap_proc_update(ctx->proc, t.tid, t.tgid, t.comm);
+		ltap_event_forget_comm(ctx, t.tid);
 	}
-	tm->last_tid = t->tid;
+	tm->last_tid = t.tid;
 	tm->last_gen = ltap_proc_generation(ctx->proc);
-	snprintf(tm->last_comm, sizeof tm->last_comm, "%s", t->comm);
+	snprintf(tm->last_comm, sizeof tm->last_comm, "%s", t.comm);
 }
 
 static void text_free(struct ltap_evdesc *d)
@@ -225,7 +240,7 @@ static const struct ltap_desc_ops text_kv = {
 static struct ltap_evdesc *text_desc(lua_State *L, struct ltap_ctx *ctx, const char *name, struct tep_event *ev,
 				     const char *shown)
 {
-	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textmode *tm = text_mode(ctx);
 	struct ltap_evdesc *d;
 	char **names;
 	int id = tm->next_id + 1;
@@ -264,9 +279,10 @@ static void text_split(const char *spec, char *buf, size_t len, char **sys, char
 }
 
 /* probe() over a text trace */
-static void text_probe(lua_State *L, struct ltap_ctx *ctx, const char *spec, const char *filter, int fn)
+static void text_probe(lua_State *L, struct ltap_ctx *ctx, struct ltap_face *f, const char *spec,
+		       const char *filter, int fn)
 {
-	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textmode *tm = (struct ltap_textmode *)f;
 	struct tep_event *ev;
 	struct ltap_evdesc *d;
 	char buf[512], *sys, *name;
@@ -319,7 +335,7 @@ static int text_glob_match(struct ltap_textmode *tm, const struct text_glob *g, 
 /* The glob probes that take events called name join its descriptor. */
 static int text_add_globs(struct ltap_ctx *ctx, struct ltap_evdesc *d, const char *name, struct tep_event *ev)
 {
-	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textmode *tm = text_mode(ctx);
 
 	for (int i = 0; i < tm->nglobs; i++) {
 		struct text_glob *g = &tm->globs[i];
@@ -392,9 +408,9 @@ static int text_declare(void *ud, const char *event)
 }
 
 /* After the load phase: the globs join the descriptors declared by name. */
-static int text_attach(struct ltap_ctx *ctx)
+static int text_attach(struct ltap_ctx *ctx, struct ltap_face *f)
 {
-	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textmode *tm = (struct ltap_textmode *)f;
 
 	for (int id = 1; id <= tm->next_id; id++) {
 		struct ltap_evdesc *d = ltap_desc_at(ctx, id);
@@ -404,12 +420,10 @@ static int text_attach(struct ltap_ctx *ctx)
 	return 0;
 }
 
-static void text_close(struct ltap_ctx *ctx)
+static void text_close(struct ltap_face *f)
 {
-	struct ltap_textmode *tm = ctx->text;
+	struct ltap_textmode *tm = (struct ltap_textmode *)f;
 
-	if (!tm)
-		return;
 	for (int i = 1; i <= tm->next_id; i++)
 		free(tm->names[i]);
 	free(tm->names);
@@ -424,14 +438,7 @@ static void text_close(struct ltap_ctx *ctx)
 		tep_free(tm->tep);
 	free(tm->buf);
 	free(tm);
-	ctx->text = NULL;
 }
-
-static const struct ltap_face text_face = {
-	.probe = text_probe,
-	.attach = text_attach,
-	.close = text_close,
-};
 
 static const char *text_no_comm(void *ud, int tid)
 {
@@ -440,26 +447,29 @@ static const char *text_no_comm(void *ud, int tid)
 	return NULL; /* a text trace names its tasks itself, line by line */
 }
 
-int ltap_text_open(struct ltap_ctx *ctx)
+int ltap_text_open(struct ltap_ctx *ctx, const char *path, struct ltap_text_input *out)
 {
 	struct ltap_textmode *tm = calloc(1, sizeof *tm);
 	struct ltap_textsrc_names names = {text_wanted, text_declare, tm};
 
-	ctx->text = tm;
-	ctx->face = &text_face;
 	if (!tm)
 		return -1;
+	tm->face = (struct ltap_face){.probe = text_probe, .attach = text_attach, .close = text_close};
 	tm->ctx = ctx;
 	tm->tep = tep_alloc();
 	tm->buf = malloc(TEXT_RECORD_MAX);
 	tm->last_tid = -1;
-	tm->src = ltap_textsrc_new(ctx->opt.input, &names);
-	ctx->cat = tm->tep ? ltap_catalog_from_tep(tm->tep) : NULL;
-	if (!ctx->cat || !tm->src || !tm->buf) {
+	tm->src = ltap_textsrc_new(path, &names);
+	out->cat = tm->tep ? ltap_catalog_from_tep(tm->tep) : NULL;
+	if (!out->cat || !tm->src || !tm->buf) {
+		ltap_catalog_close(out->cat);
 		ltap_textsrc_close(tm->src);
+		tm->src = NULL;
+		text_close(&tm->face);
 		return -1;
 	}
-	ctx->sources[ctx->nsources++] = ltap_textsrc_source(tm->src);
+	out->source = ltap_textsrc_source(tm->src);
+	out->face = &tm->face;
 	/* the local formats type the fields; a machine without tracefs (or a
 	 * user who may not read it) replays with key=value fields only */
 	enum ltap_log_level was = ltap_log_set_verbosity(LTAP_LOG_NONE);

@@ -4,10 +4,15 @@
  * shorter one runs at TIMER_MIN, every() says so), and a periodic timer the
  * loop fell behind runs once for the ticks it missed (loop.c), counted and
  * reported at the end. */
-#include "ctx.h"
+#include "timer.h"
 
+#include "call.h"
+#include "ctx.h"
+#include "event.h"
 #include "log.h"
+#include "loop.h"
 #include "parse.h"
+#include "probestats.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -65,7 +70,7 @@ static int timer_add(lua_State *L, int periodic)
 
 	luaL_checktype(L, 2, LUA_TFUNCTION);
 	luaL_where(L, 1);
-	if (!ctx->opt.input && ns < TIMER_MIN) {
+	if (ns < TIMER_MIN && ltap_ctx_live(ctx)) {
 		if (periodic)
 			ltap_warn("timer: %severy(%llu ns) runs every 1 ms, the shortest interval of a live run",
 				  lua_tostring(L, -1), (unsigned long long)ns);
@@ -164,7 +169,7 @@ int ltap_timers_attach(struct ltap_ctx *ctx)
 	    ltap_loop_end_at(ctx->loop, LTAP_TIMER_DURATION, ctx->start_time + ctx->opt.duration))
 		return -1;
 	/* the probes' rates, checked once a second of a live run (probestats.c) */
-	if (ctx->probes && !ctx->opt.input &&
+	if (ctx->probes && ltap_ctx_live(ctx) &&
 	    ltap_loop_timer(ctx->loop, LTAP_TIMER_PROBES, ctx->start_time + 1000000000ull, 1000000000ull))
 		return -1;
 	return 0;

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "symtab.h"
 #include "tracefs_dir.h"
+#include "undo.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -75,7 +76,7 @@ int ltap_list(FILE *out, const char *glob, int verbose)
 
 	if (glob && (strncmp(glob, "usdt:", 5) == 0 || strncmp(glob, "u:", 2) == 0 || strncmp(glob, "uprobe:", 7) == 0))
 		return cmd_list_user(out, glob, verbose);
-	ltap_guardian_reap_stale();
+	ltap_guardian_reap_stale(ltap_undo_table);
 	cat = ltap_catalog_open();
 	if (!cat)
 		return -EACCES;

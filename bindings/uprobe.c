@@ -11,10 +11,12 @@
  * user memory in the kernel. PATH is a file, or a name looked up as the
  * -p target's mapped files, then $PATH, then the library directories
  * ("libc" finds libc.so.6). */
-#include "ctx.h"
+#include "luprobe.h"
 
 #include "catalog.h"
+#include "ctx.h"
 #include "dwfile.h"
+#include "elfsym.h"
 #include "fetchargs.h"
 #include "instance.h"
 #include "libpath.h"

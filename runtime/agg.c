@@ -34,30 +34,6 @@ static int64_t *figs_buckets(struct figs *f)
 
 /* -------------------------------------------------------------- index */
 
-void agg_index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value)
-{
-	size_t j;
-
-	for (j = hash & (cap - 1); index[j]; j = (j + 1) & (cap - 1))
-		;
-	index[j] = (uint64_t)hash << 32 | value;
-}
-
-void agg_index_delete(uint64_t *index, size_t cap, size_t j)
-{
-	size_t mask = cap - 1;
-
-	for (size_t k = (j + 1) & mask; index[k]; k = (k + 1) & mask) {
-		size_t home = (size_t)(index[k] >> 32) & mask;
-		/* k's bucket may move to j unless its home lies in (j, k] */
-		if (((k - home) & mask) >= ((k - j) & mask)) {
-			index[j] = index[k];
-			j = k;
-		}
-	}
-	index[j] = 0;
-}
-
 /* The bucket of the key: its slot's, or the empty one where it would go. */
 static uint64_t *index_find(const struct ltap_agg *a, const struct ltap_agg_part *key, const struct agg_key *k)
 {
@@ -81,16 +57,6 @@ static uint64_t *index_of_slot(const struct ltap_agg *a, long i)
 	for (size_t j = ((const struct head *)agg_slot(a, i))->hash & mask;; j = (j + 1) & mask)
 		if ((uint32_t)a->index[j] == want)
 			return &a->index[j];
-}
-
-uint64_t *agg_index_new(const struct ltap_agg *a, size_t cap)
-{
-	size_t bytes = agg_bytes_of(sizeof(uint64_t), cap);
-	uint64_t *ni = bytes ? agg_realloc(a, NULL, 0, bytes) : NULL;
-
-	if (ni)
-		memset(ni, 0, bytes);
-	return ni;
 }
 
 /* An index of cap buckets (a power of two) with every slot placed. */

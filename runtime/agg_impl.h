@@ -137,11 +137,43 @@ void agg_key_release(struct ltap_agg *a, char *slot);
 void agg_key_compact(struct ltap_agg *a);
 void agg_key_free_strings(struct ltap_agg *a);
 
+/* The linear-probing index both the slots (agg.c) and the long strings
+ * (aggkey.c) are found by, here so that neither file calls the other's. */
 /* an empty index of cap buckets (a power of two), or NULL when refused */
-uint64_t *agg_index_new(const struct ltap_agg *a, size_t cap);
+static inline uint64_t *agg_index_new(const struct ltap_agg *a, size_t cap)
+{
+	size_t bytes = agg_bytes_of(sizeof(uint64_t), cap);
+	uint64_t *ni = bytes ? agg_realloc(a, NULL, 0, bytes) : NULL;
+
+	if (ni)
+		memset(ni, 0, bytes);
+	return ni;
+}
+
 /* Inserts value under hash into a linear-probing index of cap buckets. */
-void agg_index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value);
+static inline void agg_index_put(uint64_t *index, size_t cap, uint32_t hash, uint64_t value)
+{
+	size_t j;
+
+	for (j = hash & (cap - 1); index[j]; j = (j + 1) & (cap - 1))
+		;
+	index[j] = (uint64_t)hash << 32 | value;
+}
+
 /* Empties bucket j, moving back the buckets of its run that may go there. */
-void agg_index_delete(uint64_t *index, size_t cap, size_t j);
+static inline void agg_index_delete(uint64_t *index, size_t cap, size_t j)
+{
+	size_t mask = cap - 1;
+
+	for (size_t k = (j + 1) & mask; index[k]; k = (k + 1) & mask) {
+		size_t home = (size_t)(index[k] >> 32) & mask;
+		/* k's bucket may move to j unless its home lies in (j, k] */
+		if (((k - home) & mask) >= ((k - j) & mask)) {
+			index[j] = index[k];
+			j = k;
+		}
+	}
+	index[j] = 0;
+}
 
 #endif

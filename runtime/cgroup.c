@@ -110,8 +110,19 @@ int ltap_cgroup_empty(const char *path)
 
 	snprintf(file, sizeof file, "%s/cgroup.events", path);
 	f = fopen(file, "r");
+	if (!f && errno == ENOENT) {
+		/* cgroup v1 has no cgroup.events: whether cgroup.procs lists a
+		 * process (none there: the cgroup is gone already) */
+		int pid;
+		snprintf(file, sizeof file, "%s/cgroup.procs", path);
+		if (!(f = fopen(file, "r")))
+			return errno == ENOENT;
+		empty = fscanf(f, "%d", &pid) != 1;
+		fclose(f);
+		return empty;
+	}
 	if (!f)
-		return errno == ENOENT; /* gone already */
+		return 0;
 	while (fgets(line, sizeof line, f))
 		if (strncmp(line, "populated ", 10) == 0)
 			empty = line[10] == '0';
@@ -147,12 +158,8 @@ static int cgroup_wait_empty(const char *path, int ms)
 	}
 }
 
-int ltap_cgroup_end(const char *path, int grace_ms)
+int ltap_cgroup_remove(const char *path)
 {
-	if (!path)
-		return 0;
-	if (grace_ms > 0 && !ltap_cgroup_empty(path) && cgroup_signal(path, SIGTERM))
-		cgroup_wait_empty(path, grace_ms);
 	for (int round = 0; round < 200 && !ltap_cgroup_empty(path); round++) {
 		/* cgroup.kill (5.14) also gets what forks meanwhile; before it, a
 		 * SIGKILL to each listed process per round does */
@@ -162,16 +169,31 @@ int ltap_cgroup_end(const char *path, int grace_ms)
 	}
 	/* the last exits leave the cgroup a moment after cgroup.events says so */
 	for (int i = 0; i < 200; i++) {
-		if (rmdir(path) == 0 || errno == ENOENT) {
-			ltap_guardian_forget(LTAP_GUARD_CGROUP, path);
+		if (rmdir(path) == 0)
+			return 1;
+		if (errno == ENOENT)
 			return 0;
-		}
 		if (errno != EBUSY)
 			break;
 		usleep(CGROUP_POLL_US);
 	}
-	ltap_warn("target: cannot remove the command's cgroup %s: %s", path, strerror(errno));
 	return -errno;
+}
+
+int ltap_cgroup_end(const char *path, int grace_ms)
+{
+	int e;
+
+	if (!path)
+		return 0;
+	if (grace_ms > 0 && !ltap_cgroup_empty(path) && cgroup_signal(path, SIGTERM))
+		cgroup_wait_empty(path, grace_ms);
+	if ((e = ltap_cgroup_remove(path)) >= 0) {
+		ltap_guardian_forget(LTAP_GUARD_CGROUP, path);
+		return 0;
+	}
+	ltap_warn("target: cannot remove the command's cgroup %s: %s", path, strerror(-e));
+	return e;
 }
 
 int ltap_cgroup_reap_stale(void)

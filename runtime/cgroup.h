@@ -14,10 +14,14 @@
  * read-only, ...). */
 char *ltap_cgroup_make(pid_t pid, char *why, size_t len);
 /* Ends every process in the cgroup: SIGTERM, up to grace_ms for them to go,
- * then cgroup.kill (SIGKILL to each on kernels before 5.14); removes it.
- * Needs nothing but the path: a process watching a dead ltap can call it.
- * 0, or -errno when the cgroup could not be emptied or removed. */
+ * then ltap_cgroup_remove; the guardian forgets it. 0, or -errno when the
+ * cgroup could not be emptied or removed (said). */
 int ltap_cgroup_end(const char *path, int grace_ms);
+/* The one removal of a cgroup: every process in it killed (cgroup.kill,
+ * or SIGKILL to each on kernels before 5.14) until none is left, then the
+ * directory removed. Needs nothing but the path (the guardian's undo of
+ * it). 1 removed, 0 it was not there, -errno. */
+int ltap_cgroup_remove(const char *path);
 /* Whether no process is left in the cgroup (cgroup.events). */
 int ltap_cgroup_empty(const char *path);
 /* Ends and removes the command cgroups of ltaps that no longer run. */

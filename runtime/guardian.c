@@ -8,15 +8,16 @@
  * instance can be removed), whatever held copies of ltap's socket; no
  * polling, no signal. The socket (SOCK_SEQPACKET: one message per add or
  * forget, kept readable after ltap's death) carries the names; its EOF alone
- * wakes the guardian where there is no pidfd_open (kernels before 5.3). */
+ * wakes the guardian where there is no pidfd_open (kernels before 5.3).
+ *
+ * What it undoes, and how, is the undo table its holders hand it (undo.h:
+ * a row per kind with its removal and its reap of dead ltaps' leftovers):
+ * the guardian calls the kinds' files through the table, and they call the
+ * guardian to add and forget, so neither depends on the other. */
 #include "guardian.h"
 
-#include "cgroup.h"
-#include "instance.h"
 #include "log.h"
-#include "uprobe.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,10 +30,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#define UNDO_RETRY_MS 1000 /* an instance still busy, a cgroup not empty yet */
 
 struct guard_msg {
 	char op;   /* '+' add, '-' forget, '!' undo now (and forget) */
@@ -49,6 +47,7 @@ static struct {
 	int broken; /* said once that the guardian is gone */
 	int reap;   /* reap dead ltaps' leftovers when it starts */
 	int holders; /* hosts alive (ltap_guardian_hold) */
+	const struct ltap_guard_undo *undo; /* the undo table its holders hand it */
 } guardian = {.sock = -1};
 static pthread_mutex_t guardian_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -119,84 +118,13 @@ static int list_read(struct guard_list *l, int sock)
 	return k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR);
 }
 
-static void nap_ms(int ms)
-{
-	struct timespec ts = {0, (long)ms * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static int undo_cgroup(const char *dir)
-{
-	char path[LTAP_GUARD_NAME_MAX + 32];
-	int fd;
-
-	snprintf(path, sizeof path, "%s/cgroup.kill", dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		/* cgroup v2 (5.14+): the kernel kills every process, forks included */
-		if (write(fd, "1", 1) < 0) {
-			/* the rmdir below says whether it worked */
-		}
-		close(fd);
-	}
-	for (int ms = 0; ms < UNDO_RETRY_MS; ms += 10) {
-		FILE *f;
-		int pid;
-
-		if (rmdir(dir) == 0)
-			return 1;
-		if (errno != EBUSY)
-			return errno == ENOENT ? 0 : -errno;
-		snprintf(path, sizeof path, "%s/cgroup.procs", dir);
-		if ((f = fopen(path, "re")) != NULL) {
-			/* v1, or v2 before 5.14: kill what is there until no fork escapes */
-			while (fscanf(f, "%d", &pid) == 1)
-				kill(pid, SIGKILL);
-			fclose(f);
-		}
-		nap_ms(10);
-	}
-	if (rmdir(dir) == 0)
-		return 1;
-	return errno == ENOENT ? 0 : -errno;
-}
-
-static int undo_instance(const char *name)
-{
-	int e = ltap_instance_remove(name);
-
-	/* a file of the instance is still open: a child of ltap that held it */
-	for (int ms = 0; e == -EBUSY && ms < UNDO_RETRY_MS; ms += 10) {
-		nap_ms(10);
-		e = ltap_instance_remove(name);
-	}
-	return e == -ENOENT ? 0 : e == 0 ? 1 : e;
-}
-
-/* 1 undone, 0 nothing was there, -errno */
+/* 1 undone, 0 nothing was there, -errno: the kind's row of the table */
 static int undo(int kind, const char *name)
 {
-	switch (kind) {
-	case LTAP_GUARD_PGRP:
-		if (kill(-atoi(name), SIGKILL) == 0)
-			return 1;
-		return errno == ESRCH ? 0 : -errno;
-	case LTAP_GUARD_CGROUP:
-		return undo_cgroup(name);
-	case LTAP_GUARD_INSTANCE:
-		return undo_instance(name);
-	case LTAP_GUARD_PROBES:
-		return ltap_uprobes_remove_group(name) > 0;
-	}
-	return -EINVAL;
+	if (!guardian.undo || !guardian.undo[kind].remove)
+		return -ENOSYS;
+	return guardian.undo[kind].remove(name);
 }
-
-static const char *const kind_what[LTAP_GUARD_NKINDS] = {
-	[LTAP_GUARD_PGRP] = "killed process group",
-	[LTAP_GUARD_CGROUP] = "killed and removed cgroup",
-	[LTAP_GUARD_INSTANCE] = "removed instance",
-	[LTAP_GUARD_PROBES] = "removed probes of",
-};
 
 static void guardian_undo_all(struct guard_list *l, pid_t owner)
 {
@@ -210,11 +138,11 @@ static void guardian_undo_all(struct guard_list *l, pid_t owner)
 				continue;
 			e = undo(kind, l->e[i].name);
 			if (e < 0)
-				ltap_warn("guardian: cannot undo %s %s: %s", kind_what[kind], l->e[i].name,
+				ltap_warn("guardian: cannot undo %s %s: %s", guardian.undo[kind].what, l->e[i].name,
 					  strerror(-e));
 			else if (e > 0 && used < sizeof done)
 				used += (size_t)snprintf(done + used, sizeof done - used, "%s%s %s", used ? ", " : "",
-							 kind_what[kind], l->e[i].name);
+							 guardian.undo[kind].what, l->e[i].name);
 		}
 	if (done[0])
 		ltap_info("guardian: ltap %d ended without cleaning up: %s", (int)owner, done);
@@ -400,6 +328,10 @@ int ltap_guardian_add(enum ltap_guard_kind kind, const char *name)
 {
 	int e, reap;
 
+	if (!guardian.undo) {
+		ltap_err("guardian: cannot guard %s: no undo table (ltap_guardian_hold)", name);
+		return -EINVAL;
+	}
 	pthread_mutex_lock(&guardian_lock);
 	e = guardian_start();
 	reap = guardian.reap;
@@ -411,16 +343,17 @@ int ltap_guardian_add(enum ltap_guard_kind kind, const char *name)
 	if (e || guardian.owner != getpid())
 		return e;
 	if (reap)
-		ltap_guardian_reap_stale();
+		ltap_guardian_reap_stale(guardian.undo);
 	pthread_mutex_lock(&guardian_lock);
 	e = guardian_send('+', kind, name);
 	pthread_mutex_unlock(&guardian_lock);
 	return e;
 }
 
-void ltap_guardian_hold(void)
+void ltap_guardian_hold(const struct ltap_guard_undo *undo)
 {
 	pthread_mutex_lock(&guardian_lock);
+	guardian.undo = undo;
 	guardian.holders++;
 	pthread_mutex_unlock(&guardian_lock);
 }
@@ -470,9 +403,9 @@ int ltap_guardian_pid(void)
 	return guardian.owner == getpid() ? (int)guardian.pid : 0;
 }
 
-void ltap_guardian_reap_stale(void)
+void ltap_guardian_reap_stale(const struct ltap_guard_undo *undo)
 {
-	ltap_cgroup_reap_stale();
-	ltap_instance_reap_stale();
-	ltap_uprobes_reap_stale();
+	for (int kind = 0; kind < LTAP_GUARD_NKINDS; kind++)
+		if (undo[kind].reap_stale)
+			undo[kind].reap_stale();
 }

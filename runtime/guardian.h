@@ -33,6 +33,15 @@ enum ltap_guard_kind {
 
 #define LTAP_GUARD_NAME_MAX 1024
 
+/* How one kind is undone: its row of the undo table (undo.h's
+ * ltap_undo_table, indexed by enum ltap_guard_kind). The guardian knows
+ * the kinds only through it. */
+struct ltap_guard_undo {
+	const char *what;                /* what undoing one is, as said after it: "removed instance" */
+	int (*remove)(const char *name); /* undoes one: 1 undone, 0 nothing was there, -errno */
+	int (*reap_stale)(void);         /* removes what dead ltaps left of the kind; NULL: none */
+};
+
 /* Forks the guardian (once; later calls return 0). 0 or -errno. It is
  * started by the first ltap_guardian_add, just before the first change. */
 int ltap_guardian_start(void);
@@ -51,17 +60,18 @@ int ltap_guardian_undo(enum ltap_guard_kind kind, const char *name);
 /* A host begins / ends: the guardian started by the first add stays until
  * the last holder releases it (its list empty then: it exits once done
  * with what it was asked to undo now; nobody waits for it: it is
- * nobody's child). */
-void ltap_guardian_hold(void);
+ * nobody's child). undo is the table it undoes by (undo.h), handed
+ * before the first add: a fork of this process keeps it. */
+void ltap_guardian_hold(const struct ltap_guard_undo *undo);
 void ltap_guardian_release(void);
 /* The guardian's pid, 0 when there is none (tests). */
 int ltap_guardian_pid(void);
 
 /* Removes what ltaps that are gone left behind without a guardian (an older
- * ltap, a guardian killed with its ltap): commands' cgroups, instances
- * "ltap-<pid>" and dynamic event groups "ltap_<pid>" whose pid is not a
- * running ltap. */
-void ltap_guardian_reap_stale(void);
+ * ltap, a guardian killed with its ltap), each kind of undo's its own way:
+ * commands' cgroups, instances "ltap-<pid>" and dynamic event groups
+ * "ltap_<pid>" whose pid is not a running ltap. */
+void ltap_guardian_reap_stale(const struct ltap_guard_undo *undo);
 /* ltap_guardian_reap_stale() at the first ltap_guardian_add, before the
  * first change of this run: a run that changes nothing in the kernel (a
  * flame graph, a replay, a profile) forks no guardian and reaps nothing. */

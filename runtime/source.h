@@ -24,7 +24,6 @@
 #include <sys/types.h>
 
 struct ltap_catalog;
-struct ltap_gate;
 struct ltap_proc;
 struct ltap_source;
 
@@ -52,6 +51,15 @@ struct ltap_source_event {
 	int in_kernel;         /* set by attach: the kernel applies `filter` */
 };
 
+/* Whether r's source began a held command's records at its exec itself
+ * (gate.h), so no start gate applies to it in user space: the perf rings'
+ * records do (enable_on_exec), and they alone carry a call chain
+ * (stream.h). */
+static inline int ltap_rec_gated(const struct ltap_rec *r)
+{
+	return r->callchain != NULL;
+}
+
 /* What a run gives its sources at attach. */
 struct ltap_source_env {
 	struct ltap_source_event *events;
@@ -67,7 +75,6 @@ struct ltap_source_env {
 	int verbose;
 	struct ltap_catalog *cat;
 	struct ltap_proc *proc;
-	struct ltap_gate *gate;
 	/* Set when no tracefs task event follows the tasks (a live run of
 	 * profiles only): the perf rings' COMM and FORK records keep proc's
 	 * names, and each tid whose name changed is told here (exec: by an
@@ -83,8 +90,20 @@ struct ltap_source_counts {
 	uint64_t lost;         /* dropped by the kernel (full ring), or skipped at the end */
 };
 
+/* What a source is (struct ltap_source_ops caps): a run asks these of its
+ * sources, never which source it holds. */
+enum {
+	/* It reads this machine's kernel as it runs: the trace clock is now
+	 * (timers keep real time, the loop paces itself to it, the end is now),
+	 * the kernel's state is changed (stale leftovers are reaped first, the
+	 * probes' costs are told), and -p, -c and counters apply. Without it
+	 * the events are a saved trace's: its own clock, nothing to change. */
+	LTAP_SOURCE_LIVE = 1 << 0,
+};
+
 struct ltap_source_ops {
 	const char *name;      /* "tracefs", "perf", "trace.dat", "text" */
+	unsigned caps;         /* LTAP_SOURCE_* */
 	/* after a CPU's count in the loss message ("cpu0 5 (perf ring)"), or NULL */
 	const char *loss_note;
 	/* Turns what env declares into kernel (or file) state and opens the

@@ -600,6 +600,7 @@ static int sampler_attach(struct ltap_source *src, struct ltap_source_env *env)
 static const struct ltap_source_ops sampler_ops_src = {
 	.name = "perf",
 	.loss_note = "perf ring",
+	.caps = LTAP_SOURCE_LIVE,
 	.attach = sampler_attach,
 	.streams = sampler_streams,
 	.enable = sampler_enable,

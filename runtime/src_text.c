@@ -12,6 +12,8 @@
 
 #include "log.h"
 #include "progress.h"
+#include "stream.h"
+#include "text_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -475,4 +477,39 @@ long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first)
 {
 	*first = t->first_bad;
 	return t->malformed;
+}
+
+/* --- a record, for the front end (src_text.h) ------------------------- */
+
+static struct ltap_textrec *text_rec_of(const struct ltap_rec *r)
+{
+	return (struct ltap_textrec *)r->data; /* the source's own, parsed lazily */
+}
+
+void ltap_textsrc_line(const struct ltap_rec *r, struct ltap_textline *out)
+{
+	const struct ltap_textrec *t = text_rec_of(r);
+
+	*out = (struct ltap_textline){t->comm, t->event, t->info, t->tid, t->tgid, t->line};
+}
+
+int ltap_textsrc_nfields(const struct ltap_rec *r)
+{
+	struct ltap_textrec *t = text_rec_of(r);
+
+	ltap_textrec_parse(t);
+	return t->nfields;
+}
+
+const char *ltap_textsrc_field_at(const struct ltap_rec *r, int i, const char **value)
+{
+	struct ltap_textrec *t = text_rec_of(r);
+
+	*value = t->fields[i].value;
+	return t->fields[i].key;
+}
+
+const char *ltap_textsrc_field(const struct ltap_rec *r, const char *key)
+{
+	return ltap_textrec_field(text_rec_of(r), key);
 }

@@ -6,7 +6,6 @@
 #define LTAP_SRC_TEXT_H
 
 #include "source.h"
-#include "text_parse.h" /* the stream's records are struct ltap_textrec */
 
 #include <stdint.h>
 
@@ -46,4 +45,21 @@ int ltap_textsrc_id(struct ltap_textsrc *t, const char *event);
 struct ltap_stream *ltap_textsrc_stream(struct ltap_textsrc *t);
 /* lines that are not events, and the first such line's number */
 long ltap_textsrc_malformed(struct ltap_textsrc *t, long *first);
+
+/* What a record of the text source says; its layout is the source's own
+ * (text_parse.h), read through these. */
+struct ltap_textline {
+	const char *comm, *event, *info; /* info: the line after the event's name */
+	int tid;
+	int tgid;        /* -1 when the line has no tgid column */
+	long line;       /* its number in the text */
+};
+void ltap_textsrc_line(const struct ltap_rec *r, struct ltap_textline *out);
+/* The record's key=value fields, cut out of its line on first use: their
+ * number, then field i's key (its value in *value). */
+int ltap_textsrc_nfields(const struct ltap_rec *r);
+const char *ltap_textsrc_field_at(const struct ltap_rec *r, int i, const char **value);
+/* A field of a record, NULL when the line has none by that name. */
+const char *ltap_textsrc_field(const struct ltap_rec *r, const char *key);
+
 #endif

@@ -631,6 +631,7 @@ static void tpsrc_close(struct ltap_source *s)
 
 static const struct ltap_source_ops tpsrc_ops = {
 	.name = "tracefs",
+	.caps = LTAP_SOURCE_LIVE,
 	.attach = tpsrc_attach,
 	.streams = tpsrc_streams,
 	.enable = tpsrc_enable,

@@ -1,6 +1,7 @@
 /* text_decode.c: text fields back into binary ones, typed by the format. */
 #include "text_decode.h"
 
+#include "stream.h"
 #include "text_parse.h"
 
 #include <ctype.h>
@@ -403,9 +404,11 @@ static void dec_store(char *at, int size, unsigned long long v)
 	}
 }
 
-int ltap_textdec_record(const struct ltap_textdec *d, struct ltap_textrec *r, int tid, void *buf,
-			int cap, uint64_t *present)
+int ltap_textdec_record(const struct ltap_textdec *d, const struct ltap_rec *rec, void *buf, int cap,
+			uint64_t *present)
 {
+	struct ltap_textrec *r = (struct ltap_textrec *)rec->data; /* its fields are cut on first use */
+	int tid = r->tid;
 	char *out = buf;
 	int size = d->fixed;
 

@@ -9,16 +9,17 @@
 #include <stdint.h>
 
 struct tep_event;
-struct ltap_textrec;
+struct ltap_rec;
 struct ltap_textdec;
 
 /* NULL with errno. */
 struct ltap_textdec *ltap_textdec_new(struct tep_event *ev);
 void ltap_textdec_free(struct ltap_textdec *d);
-/* Writes r's record into buf (cap bytes, zeroed first) and returns its
- * size; bit i of *present is set when own field i (ev->format.fields order)
- * came from the line (a field the line does not print stays 0, unset). */
-int ltap_textdec_record(const struct ltap_textdec *d, struct ltap_textrec *r, int tid, void *buf,
-			int cap, uint64_t *present);
+/* Writes the record the text source's record r stands for into buf (cap
+ * bytes, zeroed first) and returns its size; bit i of *present is set
+ * when own field i (ev->format.fields order) came from the line (a field
+ * the line does not print stays 0, unset). */
+int ltap_textdec_record(const struct ltap_textdec *d, const struct ltap_rec *r, void *buf, int cap,
+			uint64_t *present);
 
 #endif

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #endif
 #include "src_text.h"
+#include "text_parse.h"
 #include "text_decode.h"
 
 #include "formats.h"
@@ -77,8 +78,9 @@ static void setup(void)
 			abort();
 }
 
-static void visit(struct ltap_textrec *r)
+static void visit(const struct ltap_rec *rec)
 {
+	struct ltap_textrec *r = (struct ltap_textrec *)rec->data;
 	static const char *const keys[] = {"order", "gfp_flags", "ret", "buf", "dfd", "prev_state", "filename", "x"};
 	volatile size_t sink = 0;
 
@@ -98,7 +100,7 @@ static void visit(struct ltap_textrec *r)
 	for (int d = 0; d < ndecs; d++)
 		for (int c = 0; c < 2; c++) {
 			uint64_t present;
-			int size = ltap_textdec_record(decs[d], r, r->tid, bufs[c], caps[c], &present);
+			int size = ltap_textdec_record(decs[d], rec, bufs[c], caps[c], &present);
 			if (size > caps[c])
 				abort();
 			/* the record as the loop sees it: read it all */
@@ -130,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s->has) {
 			if (s->cur.size != (int)sizeof(struct ltap_textrec))
 				abort();
-			visit((struct ltap_textrec *)s->cur.data);
+			visit(&s->cur);
 			s->ops->advance(s);
 			continue;
 		}

@@ -6,6 +6,7 @@
  * cgroup (v2 cgroup.kill, or v1 SIGKILL to its tasks) with one inside. */
 #include "check.h"
 #include "guardian.h"
+#include "undo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -235,6 +236,7 @@ static void test_cgroup(void)
 
 int main(void)
 {
+	ltap_guardian_hold(ltap_undo_table); /* as a host does: the kinds' undo */
 	test_sigkill();
 	test_normal_end();
 	test_cgroup();

@@ -4,6 +4,7 @@
  * declared between batches, never from inside a read, and the line is
  * then dispatched; names nobody wants are skipped, garbage counted. */
 #include "src_text.h"
+#include "text_parse.h"
 
 #include "check.h"
 #include "log.h"

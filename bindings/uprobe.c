@@ -16,7 +16,7 @@
 #include "catalog.h"
 #include "ctx.h"
 #include "dwfile.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "fetchargs.h"
 #include "instance.h"
 #include "libpath.h"

@@ -5,7 +5,7 @@
 #include "symbols.h"
 
 #include "dwfile.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "ksymcache.h"
 #include "perfmap.h"
 #include "symtab.h"

@@ -15,5 +15,6 @@ command -v pkg-config >/dev/null && pkg-config --exists lua5.4 ||
 	{ echo "luacall.sh: missing: pkg-config lua5.4 (liblua5.4-dev)" >&2; exit 2; }
 # shellcheck disable=SC2046
 gcc -O2 -Wall -Wextra -o "$TMP/luacall" "$HERE/luacall.c" $(pkg-config --cflags --libs lua5.4)
-echo "luacall: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), N=$N, best of $ROUNDS"
+echo "luacall: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"N=$N, best of $ROUNDS"
 "$TMP/luacall" "$N" "$ROUNDS"

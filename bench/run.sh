@@ -394,11 +394,12 @@ echo "tracer CPU against the floor's: ltap (Lua table) $(awk -v a="$CPU_ltap" -v
 	"ltap stats():inc $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
 	"ltap s:by (in C) $(awk -v a="$CPU_feed" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x;" \
 	"(slowdown + tracer CPU) of s:by against bpftrace's: $(awk -v a="$SLOW_feed" -v c="$CPU_feed" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')x"
-echo "stats():inc against the Lua table (tracer CPU): $(awk -v a="$CPU_stats" -v b="$CPU_ltap" 'BEGIN {printf "%.2f", a / b}')x;" \
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+echo "stats():inc against the Lua table (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_ltap")x;" \
 	"per round: $(paste -d/ <(printf '%s\n' "${ls_cpu[@]}") <(printf '%s\n' "${lt_cpu[@]}") |
 		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"
 if [[ -n $LB ]]; then
-	echo "stats():inc against BASE's (tracer CPU): $(awk -v a="$CPU_stats" -v b="$CPU_basestat" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x"
+	echo "stats():inc against BASE's (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_basestat")x"
 	echo "ltap against BASE ($BASE): slowdown $(awk -v a="$SLOW_ltap" -v b="$SLOW_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x," \
 		"tracer CPU $(awk -v a="$CPU_ltap" -v b="$CPU_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x"
 fi

@@ -15,9 +15,32 @@
  * without the bound v * 10 overflowed int (found by tests/fuzz), and a tid
  * near INT_MAX would overflow the tid + 1 keys of runtime/proc.c. */
 #define TEXT_INT_MAX (1 << 30)
+
+/* '0'..'9' without isdigit's locale table, a call and a load per byte */
+static inline int text_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+/* the digits at s (one at least), bounded as above: the position after
+ * them, or NULL past the bound */
+static inline const char *text_digits(const char *s, int *out)
+{
+	int v = 0;
+
+	for (; text_digit(*s); s++) {
+		if (v > TEXT_INT_MAX / 10)
+			return NULL;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return s;
+}
+
+/* spaces, a sign, the digits: the tgid column's " 42" or "-1" */
 static int text_int(const char *s, int *out)
 {
-	int v = 0, neg = 0;
+	int neg = 0;
 
 	while (*s == ' ')
 		s++;
@@ -25,12 +48,10 @@ static int text_int(const char *s, int *out)
 		neg = 1;
 		s++;
 	}
-	while (*s >= '0' && *s <= '9') {
-		if (v > TEXT_INT_MAX / 10)
-			return -1;
-		v = v * 10 + (*s++ - '0');
-	}
-	*out = neg ? -v : v;
+	if (!text_digits(s, out))
+		return -1;
+	if (neg)
+		*out = -*out;
 	return 0;
 }
 
@@ -38,22 +59,21 @@ static int text_int(const char *s, int *out)
  * the digits, or NULL when s is not a time stamp */
 static const char *text_stamp(const char *s, uint64_t *ns)
 {
-	uint64_t sec = 0, frac = 0;
-	int digits = 0;
-	const char *p = s;
+	static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1};
+	uint64_t sec = 0;
+	uint32_t frac = 0;
+	const char *p = s, *f;
 
-	while (*p >= '0' && *p <= '9')
+	while (text_digit(*p))
 		sec = sec * 10 + (uint64_t)(*p++ - '0');
 	if (p == s || *p != '.')
 		return NULL;
-	for (p++; *p >= '0' && *p <= '9'; p++)
-		if (digits < 9) {
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			digits++;
-		}
-	while (digits++ < 9)
-		frac *= 10;
-	*ns = sec * 1000000000ull + frac;
+	/* ns: 9 digits of the fraction at most, the rest cut */
+	for (f = ++p; text_digit(*p) && p - f < 9; p++)
+		frac = frac * 10 + (uint32_t)(*p - '0');
+	*ns = sec * 1000000000ull + (uint64_t)frac * scale[p - f];
+	while (text_digit(*p))
+		p++;
 	return p;
 }
 
@@ -62,15 +82,14 @@ static const char *text_stamp(const char *s, uint64_t *ns)
 static char *cpu_column(char *s, int *cpu, char **start)
 {
 	for (char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
-		char *q = p + 1;
-		if (!isdigit((unsigned char)*q) || p == s || p[-1] != ' ')
+		const char *q;
+		if (p == s || p[-1] != ' ' || !text_digit(p[1]))
 			continue;
-		while (isdigit((unsigned char)*q))
-			q++;
-		if (*q == ']' && text_int(p + 1, cpu) == 0) {
+		q = text_digits(p + 1, cpu);
+		if (q && *q == ']') {
 			*p = 0;
 			*start = p;
-			return q + 1;
+			return (char *)q + 1;
 		}
 	}
 	return NULL;
@@ -108,9 +127,9 @@ static int task_column(char *s, char *end, struct ltap_textrec *r)
 	while (*s == ' ')
 		s++;
 	dash = last_of(s, end, '-');
-	if (!dash || dash == s || !isdigit((unsigned char)dash[1]))
+	if (!dash || dash == s || !text_digit(dash[1]))
 		return -1;
-	if (text_int(dash + 1, &tid) != 0)
+	if (!text_digits(dash + 1, &tid))
 		return -1;
 	*dash = 0;
 	r->tid = tid;
@@ -228,9 +247,12 @@ const char *ltap_textrec_field(struct ltap_textrec *r, const char *key)
  * name's length in *len, and its info */
 static int event_column(char *rest, struct ltap_textrec *r, size_t *len)
 {
-	size_t n = strcspn(rest, ":( ");
+	size_t n = 0;
 	char *end;
 
+	/* strcspn(rest, ":( "), without its call and table for a short name */
+	while (rest[n] && rest[n] != ':' && rest[n] != '(' && rest[n] != ' ')
+		n++;
 	r->form = LTAP_TEXT_KV;
 	if (n == 0 || !rest[n])
 		return -1;
@@ -283,21 +305,22 @@ int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_
 		return line[strspn(line, " \t")] ? -1 : 1;
 	if (task_column(line, task_end, r))
 		return -1;
-	/* [irq flags] timestamp: */
+	/* [irq flags] timestamp: a column is read as a time stamp first, the
+	 * one it is on the old variant without flags, and skipped when not */
 	for (int i = 0; i < 2; i++) {
 		const char *end;
 		while (*rest == ' ')
 			rest++;
 		tok = rest;
-		rest = strchr(tok, ' ');
-		if (!rest)
-			return -1;
-		*rest++ = 0;
 		end = text_stamp(tok, ts);
-		if (end && *end == ':' && end[1] == 0)
+		if (end && end[0] == ':' && end[1] == ' ') {
+			rest = (char *)end + 2;
 			break;
-		if (i == 1)
+		}
+		rest = strchr(tok, ' ');
+		if (!rest || i == 1)
 			return -1;
+		rest++;
 	}
 	while (*rest == ' ')
 		rest++;

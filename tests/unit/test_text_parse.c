@@ -41,6 +41,9 @@ static const struct parse_case cases[] = {
 	{"  my-prog-77 [001] .... 4.25: ev: a=1", 0, "my-prog", 77, -1, 1, 4250000000ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
 	/* more than 9 digits of a second: ns, the rest cut */
 	{"x-1 [002] 1.1234567891: ev: a=1", 0, "x", 1, -1, 2, 1123456789ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
+	/* a column before the time stamp that starts as one; a fraction of none */
+	{"x-1 [002] 7.5x 2.25: ev: a=1", 0, "x", 1, -1, 2, 2250000000ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
+	{"x-1 [002] 3.: ev: a=1", 0, "x", 1, -1, 2, 3000000000ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
 	/* a value with spaces runs to the next " key="; sched_switch's "==>" */
 	{"x-1 [000] 3.0: foo: name=a b c id=2", 0, "x", 1, -1, 0, 3000000000ull, "foo", "name=a b c id=2", LTAP_TEXT_KV,
 	 "name=a b c;id=2"},
@@ -74,6 +77,7 @@ static const struct parse_case cases[] = {
 	{.line = "bash-1234 [000] .....", .rc = -1},                         /* no time stamp */
 	{.line = "bash-1 [000] x y: ev: a=1", .rc = -1},                     /* no time stamp in either column */
 	{.line = "bash-1 [000] 1.0 ev: a=1", .rc = -1},                      /* a time stamp without its colon */
+	{.line = "bash-1 [000] 1.0:x ev: a=1", .rc = -1},                    /* nor with more after it */
 	{.line = "bash-1 [000] 1.0: noinfo", .rc = -1},                      /* an event without info */
 	{.line = "bash-1 [000] 1.0: sys_read(fd: 3", .rc = -1},              /* an unclosed syscall */
 	{.line = "bash-1 [000] 1.0: foo(bar)", .rc = -1},                    /* parentheses of no syscall */

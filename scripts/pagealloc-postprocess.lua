@@ -125,6 +125,11 @@ local function extfrag(s, e)
   if change and change ~= 0 then inc(s, "HIGH_EXT_FRAGMENT_CHANGED") end
 end
 
+-- ltap --record's own start/end marks (trace_marker writes) are not events of the run
+local function ltap_mark(e)
+  return tostring(e.buf):match("^ltap%-record ") ~= nil
+end
+
 -- The fast path: with neither --read-procstat nor --prepend-parent (a row is
 -- "comm-tid") nor a live --unknown GLOB (which may overlap the kmem events),
 -- every counter is an aggregate fed in C (s:by): no Lua per event but for
@@ -149,9 +154,8 @@ if fast then
     for ev in pairs(known) do probe("kmem:" .. ev, every_event:by(KEY)) end
   else
     probe("*:*", every_event:by(KEY))
-    -- ltap --record's own start/end marks are not events of the run
     pcall(probe, "ftrace:print", function(e)
-      if tostring(e.buf):match("^ltap%-record ") then
+      if ltap_mark(e) then
         local k = e.comm .. "-" .. e.tid
         marks[k] = (marks[k] or 0) + 1
       end
@@ -201,8 +205,7 @@ local function all_events(glob)
       if not live then handle(e, h[1], h[2]) end
       return
     end
-    -- ltap --record's own start/end marks are not events of the run
-    if name == "ftrace:print" and tostring(e.buf):match("^ltap%-record ") then return end
+    if name == "ftrace:print" and ltap_mark(e) then return end
     handle(e, name, unknown_event)
   end)
 end

@@ -22,12 +22,59 @@ static inline int text_digit(char c)
 	return (unsigned char)(c - '0') < 10;
 }
 
-/* the digits at s (one at least), bounded as above: the position after
- * them, or NULL past the bound */
-static inline const char *text_digits(const char *s, int *out)
+/* The leading digits of the 8 bytes at p, a word at a time (a time stamp's
+ * seconds and fraction, a tid: two to eight digits each, a fifth of the
+ * line's parse byte by byte): their number (0 to 8) and in *v their value;
+ * -1 when p + 8 passes lim, the end of the line, or on a big-endian CPU. */
+static inline int text_lead8(const char *p, const char *lim, uint32_t *v)
 {
-	int v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, nd;
+	int k;
 
+	if (lim - p < 8)
+		return -1;
+	memcpy(&w, p, 8);
+	w -= 0x3030303030303030ull;
+	/* a byte's top bit: below '0' (wrapped) or above '9' (+ 0x76 carries
+	 * into it); what the first such byte carries or borrows reaches only
+	 * the bytes after it */
+	nd = (w | (w + 0x7676767676767676ull)) & 0x8080808080808080ull;
+	k = nd ? __builtin_ctzll(nd) >> 3 : 8;
+	if (k == 0) {
+		*v = 0;
+		return 0;
+	}
+	/* the digits to the top, zeros (leading) below; pairs, fours, eight */
+	w <<= 8 * (8 - k);
+	w = w * 10 + (w >> 8);
+	w = ((w & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
+	     ((w >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >> 32;
+	*v = (uint32_t)w;
+	return k;
+#else
+	(void)p;
+	(void)lim;
+	(void)v;
+	return -1;
+#endif
+}
+
+/* the digits at s (one at least) before lim, bounded as above: the
+ * position after them, or NULL past the bound */
+static inline const char *text_digits(const char *s, const char *lim, int *out)
+{
+	uint32_t u;
+	int v = 0, k = text_lead8(s, lim, &u);
+
+	if (k >= 0) {
+		v = (int)u; /* below 10^8: in bounds */
+		s += k;
+		if (k < 8) {
+			*out = v;
+			return s;
+		}
+	}
 	for (; text_digit(*s); s++) {
 		if (v > TEXT_INT_MAX / 10)
 			return NULL;
@@ -48,7 +95,7 @@ static int text_int(const char *s, int *out)
 		neg = 1;
 		s++;
 	}
-	if (!text_digits(s, out))
+	if (!text_digits(s, s, out)) /* rare: byte by byte */
 		return -1;
 	if (neg)
 		*out = -*out;
@@ -57,20 +104,34 @@ static int text_int(const char *s, int *out)
 
 /* "12345.678901:" in ns, exactly (no double on the way); the position after
  * the digits, or NULL when s is not a time stamp */
-static const char *text_stamp(const char *s, uint64_t *ns)
+static const char *text_stamp(const char *s, const char *lim, uint64_t *ns)
 {
 	static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1};
 	uint64_t sec = 0;
-	uint32_t frac = 0;
+	uint32_t frac = 0, u;
 	const char *p = s, *f;
+	int k = text_lead8(p, lim, &u);
 
-	while (text_digit(*p))
-		sec = sec * 10 + (uint64_t)(*p++ - '0');
+	if (k >= 0) {
+		sec = u;
+		p += k;
+	}
+	if (k < 0 || k == 8)
+		while (text_digit(*p))
+			sec = sec * 10 + (uint64_t)(*p++ - '0');
 	if (p == s || *p != '.')
 		return NULL;
 	/* ns: 9 digits of the fraction at most, the rest cut */
-	for (f = ++p; text_digit(*p) && p - f < 9; p++)
-		frac = frac * 10 + (uint32_t)(*p - '0');
+	f = ++p;
+	if ((k = text_lead8(p, lim, &u)) >= 0) {
+		frac = u;
+		p += k;
+		if (k == 8 && text_digit(*p))
+			frac = frac * 10 + (uint32_t)(*p++ - '0');
+	} else {
+		for (; text_digit(*p) && p - f < 9; p++)
+			frac = frac * 10 + (uint32_t)(*p - '0');
+	}
 	*ns = sec * 1000000000ull + (uint64_t)frac * scale[p - f];
 	while (text_digit(*p))
 		p++;
@@ -79,15 +140,14 @@ static const char *text_stamp(const char *s, uint64_t *ns)
 
 /* "[001]": the CPU column; returns the position after ']' or NULL, and
  * where the column began (the end of the task's) in *start */
-static char *cpu_column(char *s, int *cpu, char **start)
+static char *cpu_column(char *s, const char *lim, int *cpu, char **start)
 {
 	for (char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
 		const char *q;
 		if (p == s || p[-1] != ' ' || !text_digit(p[1]))
 			continue;
-		q = text_digits(p + 1, cpu);
+		q = text_digits(p + 1, lim, cpu);
 		if (q && *q == ']') {
-			*p = 0;
 			*start = p;
 			return (char *)q + 1;
 		}
@@ -104,32 +164,34 @@ static char *last_of(char *s, char *end, char c)
 	return NULL;
 }
 
-/* "  comm-pid (tgid) " before the CPU column, which starts at end */
-static int task_column(char *s, char *end, struct ltap_textrec *r)
+/* "  comm-pid (tgid) " before the CPU column, which starts at end. The
+ * comm's end is the one byte written, after the tid is read: its digits
+ * are read a word at a time, and a word over a byte just written waits
+ * for the store. */
+static int task_column(char *s, char *end, const char *lim, struct ltap_textrec *r)
 {
 	char *dash;
 	int tid;
 
 	while (end > s && end[-1] == ' ')
-		*--end = 0;
+		end--;
 	r->tgid = -1;
 	if (end > s && end[-1] == ')') {
 		char *open = last_of(s, end, '(');
 		if (!open)
 			return -1;
-		if (strcmp(open + 1, "-------)") != 0 && text_int(open + 1, &r->tgid) != 0)
+		if (!(end - open == 9 && memcmp(open + 1, "-------)", 8) == 0) && text_int(open + 1, &r->tgid) != 0)
 			return -1;
-		*open = 0;
 		end = open;
 		while (end > s && end[-1] == ' ')
-			*--end = 0;
+			end--;
 	}
-	while (*s == ' ')
+	while (s < end && *s == ' ')
 		s++;
 	dash = last_of(s, end, '-');
 	if (!dash || dash == s || !text_digit(dash[1]))
 		return -1;
-	if (!text_digits(dash + 1, &tid))
+	if (!text_digits(dash + 1, lim, &tid))
 		return -1;
 	*dash = 0;
 	r->tid = tid;
@@ -295,15 +357,16 @@ static int event_column(char *rest, struct ltap_textrec *r, size_t *len)
 int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_t *ts, int *cpu, size_t *nlen)
 {
 	char *rest, *tok, *task_end;
+	const char *lim = line + len; /* the bytes read a word at a time end there */
 
 	if (len && line[len - 1] == '\n')
 		line[len - 1] = 0;
 	if (line[0] == '#')
 		return 1; /* a header: not an event, not malformed */
-	rest = cpu_column(line, cpu, &task_end);
+	rest = cpu_column(line, lim, cpu, &task_end);
 	if (!rest) /* an empty line is not malformed either */
 		return line[strspn(line, " \t")] ? -1 : 1;
-	if (task_column(line, task_end, r))
+	if (task_column(line, task_end, lim, r))
 		return -1;
 	/* [irq flags] timestamp: a column is read as a time stamp first, the
 	 * one it is on the old variant without flags, and skipped when not */
@@ -312,7 +375,7 @@ int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_
 		while (*rest == ' ')
 			rest++;
 		tok = rest;
-		end = text_stamp(tok, ts);
+		end = text_stamp(tok, lim, ts);
 		if (end && end[0] == ':' && end[1] == ' ') {
 			rest = (char *)end + 2;
 			break;

@@ -199,6 +199,26 @@ static int task_column(char *s, char *end, const char *lim, struct ltap_textrec 
 	return 0;
 }
 
+/* Keeps the task and CPU columns just cut, line up to rest, as they were
+ * read (the comm's '-' put back) for the next line: they depend on those
+ * bytes alone. */
+static void last_columns(const char *line, const char *rest, struct ltap_textrec *r, int cpu)
+{
+	size_t n = (size_t)(rest - line);
+
+	r->last.len = 0;
+	if (n > sizeof r->last.bytes)
+		return;
+	memcpy(r->last.bytes, line, n);
+	r->last.dash = (size_t)(r->comm + strlen(r->comm) - line);
+	r->last.bytes[r->last.dash] = '-';
+	r->last.comm = (size_t)(r->comm - line);
+	r->last.tid = r->tid;
+	r->last.tgid = r->tgid;
+	r->last.cpu = cpu;
+	r->last.len = n;
+}
+
 /* "key=value key=value": a value runs to the next " key=" */
 static void kv_fields(char *s, struct ltap_textrec *r)
 {
@@ -363,11 +383,22 @@ int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_
 		line[len - 1] = 0;
 	if (line[0] == '#')
 		return 1; /* a header: not an event, not malformed */
-	rest = cpu_column(line, lim, cpu, &task_end);
-	if (!rest) /* an empty line is not malformed either */
-		return line[strspn(line, " \t")] ? -1 : 1;
-	if (task_column(line, task_end, lim, r))
-		return -1;
+	if (r->last.len && len > r->last.len && ltap_text_same(line, r->last.bytes, r->last.len)) {
+		/* the columns of the last line: the same parse */
+		r->tid = r->last.tid;
+		r->tgid = r->last.tgid;
+		*cpu = r->last.cpu;
+		r->comm = line + r->last.comm;
+		line[r->last.dash] = 0;
+		rest = line + r->last.len;
+	} else {
+		rest = cpu_column(line, lim, cpu, &task_end);
+		if (!rest) /* an empty line is not malformed either */
+			return line[strspn(line, " \t")] ? -1 : 1;
+		if (task_column(line, task_end, lim, r))
+			return -1;
+		last_columns(line, rest, r, *cpu);
+	}
 	/* [irq flags] timestamp: a column is read as a time stamp first, the
 	 * one it is on the old variant without flags, and skipped when not */
 	for (int i = 0; i < 2; i++) {

@@ -96,31 +96,34 @@ static void fields_str(struct ltap_textrec *r, char *out, size_t n)
 		len += (size_t)snprintf(out + len, n - len, "%s%s=%s", i ? ";" : "", r->fields[i].key, r->fields[i].value);
 }
 
-static int check_case(const struct parse_case *c)
+/* c parsed into r: a record of its own (zeroed), or the one the lines
+ * before it were parsed into, as the source parses a text (r->last) */
+static int check_case(const struct parse_case *c, struct ltap_textrec *carried)
 {
 	static char scratch[LTAP_TEXT_SCRATCH];
 	char line[512], got[512];
-	struct ltap_textrec r;
+	struct ltap_textrec own, *r = carried ? carried : &own;
 	uint64_t ts = 0;
 	size_t nlen = 0;
 	int cpu = -1, rc, before = failures;
 
 	snprintf(line, sizeof line, "%s", c->line);
-	memset(&r, 0, sizeof r);
-	r.scratch = scratch;
-	r.nfields = -1;
-	rc = ltap_text_parse_line(line, strlen(line), &r, &ts, &cpu, &nlen);
+	if (!carried)
+		memset(r, 0, sizeof *r);
+	r->scratch = scratch;
+	r->nfields = -1;
+	rc = ltap_text_parse_line(line, strlen(line), r, &ts, &cpu, &nlen);
 	CHECK(rc == c->rc);
 	if (rc != 0 || c->rc != 0)
 		return failures == before;
-	CHECK(strcmp(r.comm, c->comm) == 0);
-	CHECK(r.tid == c->tid && r.tgid == c->tgid && cpu == c->cpu && ts == c->ts);
-	CHECK(strcmp(r.event, c->event) == 0 && nlen == strlen(c->event) && r.form == c->form);
-	CHECK(strcmp(r.info, c->info) == 0);
-	fields_str(&r, got, sizeof got);
+	CHECK(strcmp(r->comm, c->comm) == 0);
+	CHECK(r->tid == c->tid && r->tgid == c->tgid && cpu == c->cpu && ts == c->ts);
+	CHECK(strcmp(r->event, c->event) == 0 && nlen == strlen(c->event) && r->form == c->form);
+	CHECK(strcmp(r->info, c->info) == 0);
+	fields_str(r, got, sizeof got);
 	CHECK(strcmp(got, c->fields) == 0);
 	/* the fields are cut from a copy: the info reads as the line was */
-	CHECK(strcmp(r.info, c->info) == 0);
+	CHECK(strcmp(r->info, c->info) == 0);
 	if (failures != before)
 		fprintf(stderr, "  in: %s\n  fields: %s\n", c->line, got);
 	return failures == before;
@@ -136,8 +139,17 @@ int main(void)
 	int cpu;
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (!check_case(&cases[i]))
+		if (!check_case(&cases[i], NULL))
 			fprintf(stderr, "  case %zu: %s\n", i, cases[i].line);
+	/* the same lines in a row, each twice, and each after every other
+	 * one: a line's task and CPU columns as the last line's are taken
+	 * from it, and a line that differs there is cut anew */
+	memset(&r, 0, sizeof r);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
+			for (int twice = 0; twice < 2; twice++)
+				if (!check_case(&cases[i], &r) || !check_case(&cases[j], &r))
+					fprintf(stderr, "  cases %zu then %zu\n", i, j);
 
 	/* at most LTAP_TEXT_FIELDS fields; a key asked for that is not there */
 	p += sprintf(p, "x-1 [000] 1.0: many:");

@@ -517,7 +517,7 @@ void ltap_textsrc_line(const struct ltap_rec *r, struct ltap_textline *out)
 {
 	const struct ltap_textrec *t = text_rec_of(r);
 
-	*out = (struct ltap_textline){t->comm, t->event, t->info, t->tid, t->tgid, t->line};
+	*out = (struct ltap_textline){t->comm, t->event, t->info, t->tid, t->tgid, t->line, t->last.run};
 }
 
 int ltap_textsrc_nfields(const struct ltap_rec *r)

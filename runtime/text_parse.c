@@ -392,6 +392,7 @@ int ltap_text_parse_line(char *line, size_t len, struct ltap_textrec *r, uint64_
 		line[r->last.dash] = 0;
 		rest = line + r->last.len;
 	} else {
+		r->last.run++;
 		rest = cpu_column(line, lim, cpu, &task_end);
 		if (!rest) /* an empty line is not malformed either */
 			return line[strspn(line, " \t")] ? -1 : 1;

@@ -41,6 +41,9 @@ struct ltap_textrec {
 		char bytes[48];
 		size_t len, comm, dash; /* the columns' length; offsets of the comm and its '-' */
 		int tid, tgid, cpu;
+		/* counts the lines whose columns were cut anew: lines of one
+		 * count have the same task and CPU columns */
+		unsigned long run;
 	} last;
 };
 

@@ -568,6 +568,12 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	}
 	if ((ctx->face && ctx->face->attach(ctx, ctx->face)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
 		return -1;
+	/* every probe fed in C: their own event hook (the filters and the
+	 * gate are known now) */
+	if (ltap_dispatch_fed_all(ctx)) {
+		h.event = ltap_dispatch_fed;
+		ltap_loop_set_hooks(ctx->loop, &h);
+	}
 	ltap_dispatch_gate_order(ctx);
 	ctx_settle(ctx);
 	ctx->start_time = ctx_span(ctx, &end);

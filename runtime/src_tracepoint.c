@@ -91,8 +91,8 @@ static int clock_mark(struct ltap_tpsrc *t, const char *data, int size, uint64_t
 
 /* The next record of the loaded page, or the next page's first: a page
  * walked to its end goes back to the pool. ltap's clock marks are used
- * here and not dispatched. */
-static void ring_advance(struct ltap_stream *s)
+ * here and not dispatched. (Inlined in ring_walk's loop.) */
+static inline __attribute__((always_inline)) void ring_next(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
 	const void *data;
@@ -236,13 +236,65 @@ static int ring_fill(struct ltap_stream *s)
 		r->count++;
 	}
 	if (!r->s.has)
-		ring_advance(s);
+		ring_next(s);
 	return 0;
+}
+
+static void ring_advance(struct ltap_stream *s)
+{
+	ring_next(s);
+}
+
+/* A run of the merge: the records handed to fn where they lie in the
+ * page. The rest of a loaded page is walked from a copy of its state (in
+ * registers across fn's calls, written back when the walk stops there);
+ * ring_next moves to the next page, ring_fill reads more. */
+static int ring_walk(struct ltap_stream *s, uint64_t last, const int *hold,
+		     int (*fn)(void *ud, const struct ltap_rec *r), void *ud)
+{
+	struct cpu_ring *r = (struct cpu_ring *)s;
+	struct ltap_tpsrc *t = r->t;
+	int e;
+
+	for (;;) {
+		struct ringpage rp;
+		struct ltap_rec rec;
+		const void *data;
+		int size;
+
+		if (!r->s.has) {
+			ring_fill(s);
+			if (!r->s.has)
+				return 0;
+		}
+		if (r->s.cur.ts > last || *hold)
+			return 0;
+		if ((e = fn(ud, &r->s.cur)) != 0)
+			return e;
+		rp = r->rp;
+		rec = r->s.cur;
+		while ((data = ringpage_next(&rp, &size)) != NULL) {
+			if (*(const uint16_t *)data == t->print_id && clock_mark(t, data, size, rp.ts + (uint64_t)t->offset))
+				continue;
+			rec.ts = ltap_ringclock_mono(&t->clock, rp.ts + (uint64_t)t->offset);
+			rec.data = data;
+			rec.size = size;
+			e = 0;
+			if (rec.ts > last || *hold || (e = fn(ud, &rec)) != 0) {
+				r->rp = rp;
+				r->s.cur = rec; /* kept: not dispatched, or the one that halted */
+				return e;
+			}
+		}
+		r->rp = rp;
+		ring_next(s); /* the page is done: the next one's first record */
+	}
 }
 
 static const struct ltap_stream_ops ring_ops = {
 	.fill = ring_fill,
 	.advance = ring_advance,
+	.walk = ring_walk,
 };
 
 static int tpsrc_subbuf_size(struct ltap_instance *inst)

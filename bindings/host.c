@@ -573,6 +573,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	if (ltap_dispatch_fed_all(ctx)) {
 		h.event = ltap_dispatch_fed;
 		ltap_loop_set_hooks(ctx->loop, &h);
+		ltap_debug("probes: every one fed in C, no Lua per event (the fed path)");
 	}
 	ltap_dispatch_gate_order(ctx);
 	ctx_settle(ctx);

@@ -25,13 +25,20 @@ static int fed_desc(const struct ltap_evdesc *d)
 	return 1;
 }
 
-int ltap_dispatch_fed_all(const struct ltap_ctx *ctx)
+int ltap_dispatch_fed_all(struct ltap_ctx *ctx)
 {
 	if (ctx->gate.active)
 		return 0;
 	for (int id = 0; id < ctx->nids; id++)
 		if (ctx->by_id[id] && !fed_desc(ctx->by_id[id]))
 			return 0;
+	for (int id = 0; id < ctx->nids; id++) {
+		struct ltap_evdesc *d = ctx->by_id[id];
+		struct ltap_probe *p = d ? d->probes : NULL;
+		if (p && !p->next_same && !d->ops->observe && p->cfn == ltap_feed_event &&
+		    ((struct ltap_feed_fast *)p->cdata)->count_by_task)
+			d->fed_count = p->cdata;
+	}
 	return 1;
 }
 
@@ -56,16 +63,13 @@ int ltap_dispatch_fed(void *ud, const struct ltap_rec *r)
 {
 	struct ltap_ctx *ctx = ud;
 	struct ltap_evdesc *d;
-	struct ltap_probe *p;
 	uint16_t id;
 
 	memcpy(&id, r->data, sizeof id);
 	if (id >= ctx->nids || !(d = ctx->by_id[id]))
 		return 0;
-	p = d->probes;
-	if (!d->ops->observe && p && !p->next_same && p->cfn == ltap_feed_event &&
-	    ltap_feed_counted(p->cdata, ltap_rec_tid(d, r))) {
-		p->hits++;
+	if (d->fed_count && ltap_feed_counted(d->fed_count, ltap_rec_tid(d, r))) {
+		d->probes->hits++;
 		ctx->trace_now = r->ts;
 		return 0;
 	}

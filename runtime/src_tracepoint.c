@@ -298,6 +298,8 @@ static int ring_walk(struct ltap_stream *s, uint64_t last, const int *hold,
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
 	struct ltap_tpsrc *t = r->t;
+	const int print_id = t->print_id;
+	const uint64_t offset = (uint64_t)t->offset;
 	int e;
 
 	for (;;) {
@@ -320,9 +322,9 @@ static int ring_walk(struct ltap_stream *s, uint64_t last, const int *hold,
 		rp = r->rp;
 		rec = r->s.cur;
 		while ((data = ringpage_next(&rp, &size)) != NULL) {
-			if (*(const uint16_t *)data == t->print_id && clock_mark(t, data, size, rp.ts + (uint64_t)t->offset))
+			if (*(const uint16_t *)data == print_id && clock_mark(t, data, size, rp.ts + offset))
 				continue;
-			rec.ts = ltap_ringclock_mono(&t->clock, rp.ts + (uint64_t)t->offset);
+			rec.ts = ltap_ringclock_mono(&t->clock, rp.ts + offset);
 			rec.data = data;
 			rec.size = size;
 			e = 0;

@@ -442,6 +442,41 @@ static void log_strip(char *log, const char *mark)
 		memmove(c, c + n, strlen(c + n) + 1);
 }
 
+/* A random plan from seed: streams of records (with runs: most records
+ * a few ms apart, some at the same time), each committed under the slack
+ * after its time stamp, timers, a stop, a handler that may halt, the
+ * clock's steps. Returns the start (ms). */
+static uint64_t plan_random(struct plan *p, uint64_t seed, int runs)
+{
+	uint64_t start, clock;
+
+	memset(p, 0, sizeof *p);
+	rnd_state = seed;
+	p->ns = 1 + rnd(3);
+	for (int i = 0; i < p->ns; i++) {
+		int t = rnd(20);
+		p->n[i] = rnd(runs ? 30 : 12);
+		for (int k = 0; k < p->n[i]; k++) {
+			t += !runs ? rnd(40) : rnd(3) ? rnd(4) : rnd(40);
+			p->ms[i][k] = t;
+			p->lag[i][k] = rnd((int)(LTAP_LOOP_ORDER_SLACK / MS));
+		}
+	}
+	p->nt = rnd(4);
+	for (int t = 0; t < p->nt; t++) {
+		p->first[t] = rnd(120);
+		p->period[t] = rnd(3) ? 5 + rnd(60) : 0;
+	}
+	p->stop = rnd(400);
+	p->halt_after = rnd(4) ? 0 : 1 + rnd(30);
+	start = clock = (uint64_t)rnd(30);
+	for (p->nsteps = 0; p->nsteps < 64; p->nsteps++) {
+		clock += 1 + (uint64_t)rnd(70);
+		p->steps[p->nsteps] = AT(clock);
+	}
+	return start;
+}
+
 static void plan_world(struct world *w, const struct plan *p)
 {
 	for (int i = 0; i < p->ns; i++) {
@@ -466,33 +501,8 @@ static void test_live_is_replay(void)
 	int differ = 0;
 
 	for (int seed = 1; seed <= 2000; seed++) {
-		uint64_t until, start, clock;
-		memset(&p, 0, sizeof p);
-		rnd_state = (uint64_t)seed;
-		p.ns = 1 + rnd(3);
-		for (int i = 0; i < p.ns; i++) {
-			int t = rnd(20);
-			p.n[i] = rnd(12);
-			for (int k = 0; k < p.n[i]; k++) {
-				t += rnd(40);
-				p.ms[i][k] = t;
-				/* committed under the slack after the time stamp */
-				p.lag[i][k] = rnd((int)(LTAP_LOOP_ORDER_SLACK / MS));
-			}
-		}
-		p.nt = rnd(4);
-		for (int t = 0; t < p.nt; t++) {
-			p.first[t] = rnd(120);
-			p.period[t] = rnd(3) ? 5 + rnd(60) : 0;
-		}
-		p.stop = rnd(400);
-		p.halt_after = rnd(4) ? 0 : 1 + rnd(30);
-		start = clock = (uint64_t)rnd(30);
-		for (p.nsteps = 0; p.nsteps < 64; p.nsteps++) {
-			clock += 1 + (uint64_t)rnd(70);
-			p.steps[p.nsteps] = AT(clock);
-		}
-
+		uint64_t until, start;
+		start = plan_random(&p, (uint64_t)seed, 0);
 		plan_world(&live, &p);
 		live.steps = p.steps;
 		live.nsteps = p.nsteps;
@@ -527,32 +537,9 @@ static void test_walk_is_merge(void)
 	int differ = 0;
 
 	for (int seed = 1; seed <= 2000; seed++) {
-		uint64_t clock;
 		int add;
-		memset(&p, 0, sizeof p);
-		rnd_state = (uint64_t)seed * 7919u;
-		p.ns = 1 + rnd(3);
-		for (int i = 0; i < p.ns; i++) {
-			int t = rnd(20);
-			p.n[i] = rnd(30);
-			for (int k = 0; k < p.n[i]; k++) {
-				t += rnd(3) ? rnd(4) : rnd(40); /* runs, ties */
-				p.ms[i][k] = t;
-				p.lag[i][k] = rnd((int)(LTAP_LOOP_ORDER_SLACK / MS));
-			}
-		}
-		p.nt = rnd(4);
-		for (int t = 0; t < p.nt; t++) {
-			p.first[t] = rnd(120);
-			p.period[t] = rnd(3) ? 5 + rnd(60) : 0;
-		}
-		p.stop = rnd(400);
-		p.halt_after = rnd(4) ? 0 : 1 + rnd(30);
-		clock = (uint64_t)rnd(30);
-		for (p.nsteps = 0; p.nsteps < 64; p.nsteps++) {
-			clock += 1 + (uint64_t)rnd(70);
-			p.steps[p.nsteps] = AT(clock);
-		}
+
+		plan_random(&p, (uint64_t)seed * 7919u, 1);
 		add = rnd(2);
 		walk.walks = 1;
 		for (struct world *w = &merge; w; w = w == &merge ? &walk : NULL) {

@@ -16,7 +16,7 @@
 #include "catalog.h"
 #include "ctx.h"
 #include "dwfile.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "fetchargs.h"
 #include "instance.h"
 #include "libpath.h"
@@ -105,8 +105,14 @@ static struct tep_event *kprobe_event(lua_State *L, struct ltap_ctx *ctx, const 
 
 int ltap_is_uprobe_spec(const char *spec)
 {
-	return is_kprobe_spec(spec) || strncmp(spec, "u:", 2) == 0 || strncmp(spec, "ur:", 3) == 0 || strncmp(spec, "uprobe:", 7) == 0 ||
-	       strncmp(spec, "uretprobe:", 10) == 0 || strncmp(spec, "usdt:", 5) == 0;
+	static const char *const prefixes[] = {"u:", "ur:", "uprobe:", "uretprobe:", "usdt:"};
+
+	if (is_kprobe_spec(spec))
+		return 1;
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (strncmp(spec, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
 }
 
 struct tep_event *ltap_uprobe_event(lua_State *L, struct ltap_ctx *ctx, const char *spec)

@@ -2,8 +2,9 @@
 # made, to finish them as debhelper would: a package with a shared library
 # in the loader's directories gets libc's ldconfig trigger ("activate-noawait
 # ldconfig", which lintian requires) instead of the postinst and postrm
-# CPack writes to call ldconfig itself (lintian: maintscript-calls-ldconfig);
-# every package gets dpkg's Installed-Size.
+# CPack writes to call ldconfig itself (lintian: maintscript-calls-ldconfig),
+# and a symbols file as dh_makeshlibs would give it; every package gets
+# dpkg's Installed-Size.
 find_program(DPKG_DEB dpkg-deb REQUIRED)
 foreach(deb ${CPACK_PACKAGE_FILES})
   set(dir "${deb}.d")
@@ -26,6 +27,40 @@ foreach(deb ${CPACK_PACKAGE_FILES})
   endforeach()
   if(changed)
     file(WRITE "${dir}/DEBIAN/triggers" "activate-noawait ldconfig\n")
+  endif()
+  # a library package's symbols file, as dpkg-gensymbols writes it, from
+  # the version script (cmake/ltap.map): a symbol's minimal version is its
+  # node's (LTAP_0.2 -> 0.2.0), so a program built against a later node
+  # depends on the later libltap0; names that are not ltap's API (the
+  # libtraceevent parsers the library stands in for) are (optional)
+  if(EXISTS "${dir}/DEBIAN/shlibs")
+    file(READ "${dir}/DEBIAN/shlibs" shlibs)
+    string(REGEX MATCH "^([^ ]+) ([0-9]+) ([^ ]+)" _ "${shlibs}")
+    set(symbols "${CMAKE_MATCH_1}.so.${CMAKE_MATCH_2} ${CMAKE_MATCH_3} #MINVER#\n")
+    string(APPEND symbols "* Build-Depends-Package: ${CPACK_LTAP_DEV_PACKAGE}\n")
+    file(STRINGS "${CPACK_LTAP_SYMBOL_MAP}" lines)
+    set(node "")
+    set(global 0)
+    foreach(line ${lines})
+      if(line MATCHES "^(LTAP_([0-9]+)\\.([0-9]+)) {")
+        set(node "${CMAKE_MATCH_1}")
+        set(minver "${CMAKE_MATCH_2}.${CMAKE_MATCH_3}.0")
+        string(APPEND symbols " ${node}@${node} ${minver}\n") # the node itself, as dpkg-gensymbols lists it
+      elseif(line MATCHES "^[ \t]*global:")
+        set(global 1)
+      elseif(line MATCHES "^[ \t]*local:")
+        set(global 0)
+      elseif(global AND line MATCHES "^[ \t]*([A-Za-z_][A-Za-z0-9_]*);")
+        set(name "${CMAKE_MATCH_1}")
+        set(tag "")
+        if(NOT name MATCHES "^ltap_")
+          set(tag "(optional)")
+        endif()
+        string(APPEND symbols " ${tag}${name}@${node} ${minver}\n")
+      endif()
+    endforeach()
+    file(WRITE "${dir}/DEBIAN/symbols" "${symbols}")
+    set(changed 1)
   endif()
   # Installed-Size as dpkg-gencontrol counts it: a KiB (rounded up) per
   # regular file, one per directory (the top one too) and symlink. CPack

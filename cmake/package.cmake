@@ -47,6 +47,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # the component graph); libltap0 gets a shlibs file for others' shlibdeps
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR})
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# deb-post.cmake writes libltap0's symbols file from the version script
+set(CPACK_LTAP_SYMBOL_MAP ${CMAKE_SOURCE_DIR}/cmake/ltap.map)
+set(CPACK_LTAP_DEV_PACKAGE libltap-dev)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)

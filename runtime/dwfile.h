@@ -11,7 +11,7 @@
 #ifndef LTAP_DWFILE_H
 #define LTAP_DWFILE_H
 
-#include "elfsym.h"
+#include "elffile.h"
 
 #include <elfutils/libdwfl.h>
 #include <stdint.h>

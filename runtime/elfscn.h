@@ -1,5 +1,5 @@
 /* elfscn.h: an ELF file's section headers, read once: by name (plt.c's
- * .plt, .rela.plt...; elfsym.c's notes), by address (symtab.c's rule for
+ * .plt, .rela.plt...; elffile.c's notes), by address (symtab.c's rule for
  * labels, disasm.c's code bytes and objdump's labels), in table order. */
 #ifndef LTAP_ELFSCN_H
 #define LTAP_ELFSCN_H

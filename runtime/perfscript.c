@@ -145,7 +145,8 @@ static int frame_line(const char *l, size_t len, struct frame *f)
 		return 0;
 	lastp--; /* the last ')' */
 	/* the last " (" that ends at least one before the ')' */
-	for (const char *q = lastp >= 1 ? memrchr(l, '(', lastp - 1) : NULL; q; q = q > l ? memrchr(l, '(', (size_t)(q - l)) : NULL)
+	for (const char *q = lastp >= 1 ? memrchr(l, '(', lastp - 1) : NULL; q;
+	     q = q > l ? memrchr(l, '(', (size_t)(q - l)) : NULL)
 		if (q > l && q[-1] == ' ') {
 			e = (size_t)(q - l) - 1;
 			break;
@@ -183,6 +184,14 @@ static int go_method(const char *f, size_t len)
 {
 	const char *a = find(f, len, ".(");
 	return a && find(a + 2, len - (size_t)(a + 2 - f), ").") != NULL;
+}
+
+/* Whether the frame's module is the kernel's: "[kernel.kallsyms]", a
+ * "[module]", or a path ending in vmlinux. */
+static int fr_in_kernel(const struct frame *fr)
+{
+	return (fr->modlen && fr->mod[0] == '[') ||
+	       (fr->modlen >= 7 && memcmp(fr->mod + fr->modlen - 7, "vmlinux", 7) == 0);
 }
 
 /* The tidied name of one part (of an inline chain) into out. */
@@ -239,8 +248,7 @@ static int tidy_one(struct ltap_strbuf *out, const char *func, size_t flen, cons
 	if (!first) {
 		if (!find(t.p ? t.p : "", t.len, "_[i]"))
 			rc |= text_adds(out, "_[i]");
-	} else if (o->kernel && ((fr->modlen && fr->mod[0] == '[') || (fr->modlen >= 7 && memcmp(fr->mod + fr->modlen - 7, "vmlinux", 7) == 0)) &&
-		   !find(fr->mod, fr->modlen, "unknown")) {
+	} else if (o->kernel && fr_in_kernel(fr) && !find(fr->mod, fr->modlen, "unknown")) {
 		rc |= text_adds(out, "_[k]");
 	} else if (o->jit) {
 		/* "/tmp/perf%-%d+%.map" anywhere in the module */

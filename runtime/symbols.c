@@ -1,11 +1,12 @@
-/* symbols.c: kernel symbols from /proc/kallsyms or its cache (ksymcache.c), user symbols through libdwfl with one Dwfl per ELF file (libc is
- * opened once for every process that maps it) and symtab.c's choice of name,
+/* symbols.c: kernel symbols from /proc/kallsyms or its cache (ksymcache.c),
+ * user symbols through libdwfl with one Dwfl per ELF file (libc is opened
+ * once for every process that maps it) and symtab.c's choice of name,
  * per-process mappings from the perf ring or /proc/PID/maps, JIT names from
  * perfmap.c, and a cache of (module, address) results, the kernel's too. */
 #include "symbols.h"
 
 #include "dwfile.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "ksymcache.h"
 #include "perfmap.h"
 #include "symtab.h"

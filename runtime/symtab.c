@@ -109,8 +109,9 @@ static const struct ltap_symtab_sym *symtab_lookup(const struct ltap_symtab *t, 
 	/* every sized symbol covering a; below maxend <= a none can */
 	for (size_t i = hi; i-- > 0 && t->maxend[i] > a;) {
 		const struct ltap_symtab_sym *u = &t->syms[i];
-		if (u->size && a - u->addr < u->size && (!best[(u->flags & LTAP_SYMTAB_GLOBAL) != 0] || sym_better(u, best[(u->flags & LTAP_SYMTAB_GLOBAL) != 0])))
-			best[(u->flags & LTAP_SYMTAB_GLOBAL) != 0] = u;
+		int global = (u->flags & LTAP_SYMTAB_GLOBAL) != 0;
+		if (u->size && a - u->addr < u->size && (!best[global] || sym_better(u, best[global])))
+			best[global] = u;
 	}
 	if (best[1])
 		return best[1];
@@ -417,7 +418,8 @@ void ltap_symtab_free(struct ltap_symtab *t)
 
 static int byname_cmp(const void *a, const void *b)
 {
-	const struct ltap_symtab_sym *x = *(const struct ltap_symtab_sym *const *)a, *y = *(const struct ltap_symtab_sym *const *)b;
+	const struct ltap_symtab_sym *x = *(const struct ltap_symtab_sym *const *)a;
+	const struct ltap_symtab_sym *y = *(const struct ltap_symtab_sym *const *)b;
 	int c = strcmp(x->name, y->name);
 
 	if (c)

@@ -11,6 +11,7 @@
 #   - their files: exactly what `cmake --install` of the same build puts
 #     under /usr, plus the files Debian wants of each package (copyright,
 #     changelog.Debian.gz, lintian overrides);
+#   - libltap0's symbols file: the library's exports, each at its node;
 #   - lintian: no error and no warning (pedantic, info and experimental
 #     tags are shown; the accepted ones are overridden, each with its
 #     reason, dist/deb/lintian-overrides.in).
@@ -56,6 +57,34 @@ for p in $packages; do
   case $p in libltap0|lua-ltap) has lua-dkjson || fail "$p: Depends lacks lua-dkjson (libltap's JSON)";; esac
   echo "ok: $p Depends: $depends"
 done
+
+# libltap0's symbols file: exactly the library's exported symbols, each at
+# its version node, the names that are not ltap_* API (optional)
+rm -rf "$work/x" && mkdir "$work/x"
+dpkg-deb -R "$out/libltap0_${version}-1_amd64.deb" "$work/x"
+[ -f "$work/x/DEBIAN/symbols" ] || fail "libltap0 has no symbols file"
+head -2 "$work/x/DEBIAN/symbols" > "$work/symhead"
+printf 'libltap.so.0 libltap0 #MINVER#\n* Build-Depends-Package: libltap-dev\n' | diff - "$work/symhead" ||
+  fail "libltap0's symbols file: a wrong first line or no Build-Depends-Package"
+sed -n 's/^ \((optional)\)\{0,1\}\([^ ]*\) [0-9.]*$/\2/p' "$work/x/DEBIAN/symbols" | sort > "$work/symfile"
+nm -D --defined-only --with-symbol-versions "$work"/x/usr/lib/"$ma"/libltap.so.0.* |
+  awk '$2 == "A" { print $3 "@" $3; next } { sub("@@", "@", $3); print $3 }' | sort > "$work/symlib"
+[ -s "$work/symlib" ] || fail "libltap.so.0 exports nothing"
+diff "$work/symlib" "$work/symfile" >"$work/diff" ||
+  { cat "$work/diff"; fail "libltap0's symbols file is not the library's exports (< library, > symbols)"; }
+if sed 1,2d "$work/x/DEBIAN/symbols" | grep -v -e '^ ltap_' -e '^ LTAP_' | grep -qv '^ (optional)'; then
+  fail "a symbol that is not ltap's API is not (optional) in libltap0's symbols"
+fi
+# and dpkg-gensymbols, at its strictest (-c4), finds it equal to what it would write
+mkdir -p "$work/gs/debian"
+mv "$work/x" "$work/gs/debian/libltap0"
+cp "$work/gs/debian/libltap0/DEBIAN/symbols" "$work/gs/debian/libltap0.symbols"
+printf 'ltap (%s-1) unstable; urgency=low\n\n  * check\n\n -- ltap <ltap@localhost>  Thu, 01 Jan 1970 00:00:00 +0000\n' \
+  "$version" > "$work/gs/debian/changelog"
+printf 'Source: ltap\n\nPackage: libltap0\nArchitecture: any\n' > "$work/gs/debian/control"
+(cd "$work/gs" && dpkg-gensymbols -plibltap0 -Pdebian/libltap0 -c4 -O"$work/gs/out") >"$work/gensym" 2>&1 ||
+  { cat "$work/gensym"; fail "dpkg-gensymbols -c4: libltap0's symbols file differs from the library"; }
+echo "ok: libltap0's symbols file lists its $(wc -l < "$work/symlib") exported symbols (dpkg-gensymbols -c4 agrees)"
 
 # the files: the packages = cmake --install of the same build + Debian's own
 DESTDIR="$work/inst" cmake --install "$out" --prefix /usr >/dev/null

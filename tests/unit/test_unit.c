@@ -12,7 +12,7 @@
 #include "proc.h"
 #include "readfile.h"
 #include "dwfile.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "symtab.h"
 #include "ringpage.h"
 #include "expo.h"

@@ -1,7 +1,7 @@
-/* elfsym.c: an ELF file through elfutils' libelf: its loadable segments and
+/* elffile.c: an ELF file through elfutils' libelf: its loadable segments and
  * build id read when it is opened, its SDT notes when asked. Its symbols
  * are symtab.c's (through dwfile.h). */
-#include "elfsym.h"
+#include "elffile.h"
 
 #include "elfscn.h"
 

@@ -1,4 +1,4 @@
-/* elfsym.h: an ELF file as ltap reads it, the one reader for uprobe
+/* elffile.h: an ELF file as ltap reads it, the one reader for uprobe
  * placement (bindings/uprobe.c) and symbolization (symbols.c): its loadable
  * segments (file offset <-> link-time address), its build id, and the SDT
  * (USDT) notes of .note.stapsdt. Its symbols are read by symtab.h (through
@@ -7,8 +7,8 @@
  * The path may name a file a traced process mapped, which a user may since
  * have replaced: the file is opened without blocking (a FIFO cannot stall
  * ltap) and used only when it is a regular file. */
-#ifndef LTAP_ELFSYM_H
-#define LTAP_ELFSYM_H
+#ifndef LTAP_ELFFILE_H
+#define LTAP_ELFFILE_H
 
 #include <gelf.h>
 #include <stddef.h>

@@ -65,8 +65,10 @@ int ltap_dispatch_fed(void *ud, const struct ltap_rec *r)
 	struct ltap_evdesc *d;
 	uint16_t id;
 
+	/* (a perf ring's record, with a call chain, is a stack probe's: as
+	 * dispatch.c, a probe without one takes none, nor is it observed) */
 	memcpy(&id, r->data, sizeof id);
-	if (id >= ctx->nids || !(d = ctx->by_id[id]))
+	if (id >= ctx->nids || !(d = ctx->by_id[id]) || r->callchain)
 		return 0;
 	if (d->fed_count && ltap_feed_counted(d->fed_count, ltap_rec_tid(d, r))) {
 		d->probes->hits++;

@@ -55,6 +55,10 @@ struct ltap_loop {
 	int ntimers;
 	struct loop_timer *next;  /* the next timer due, when !timers_changed */
 	int timers_changed;       /* a timer was added, cancelled, fired or moved */
+	/* a run walked in place (ops->walk) stops before its next record: a
+	 * handler added or cancelled a timer, the loop is to stop, halt or
+	 * yield (ltap_loop_wake) */
+	volatile int hold;
 	struct loop_watch watches[MAX_WATCHES];
 	int ordered;
 	uint64_t (*now)(void *ud);
@@ -174,6 +178,7 @@ int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period)
 {
 	loop->timers_changed = 1;
+	loop->hold = 1;
 	for (int i = 0; i < loop->ntimers; i++) {
 		if (!loop->timers[i].active) {
 			loop->timers[i] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
@@ -189,6 +194,7 @@ int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t per
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 {
 	loop->timers_changed = 1;
+	loop->hold = 1;
 	for (int i = 0; i < loop->ntimers; i++)
 		if (loop->timers[i].id == id)
 			loop->timers[i].active = 0;
@@ -285,6 +291,7 @@ void ltap_loop_wake(struct ltap_loop *loop)
 {
 	uint64_t one = 1;
 	loop->woken = 1;
+	loop->hold = 1;
 	if (write(loop->wakefd, &one, sizeof one) < 0) {
 		/* the eventfd is only a wake-up: the caller's flag says it all */
 	}
@@ -440,10 +447,11 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		}
 		if (ts == UINT64_MAX)
 			break;
-		if (best->ops->walk && !loop->slice_end) {
-			/* (a handler that adds or cancels a timer ends the run) */
-			if (best->ops->walk(best, loop_run_last(loop, next, next_first, ev_wm, t, tm_wm),
-					    &loop->timers_changed, loop->hooks.event, loop->hooks.ud)) {
+		/* (a drain with a time bound goes record by record, checking it) */
+		if (best->ops->walk && !loop->slice_end && deadline == UINT64_MAX) {
+			loop->hold = 0;
+			if (best->ops->walk(best, loop_run_last(loop, next, next_first, ev_wm, t, tm_wm), &loop->hold,
+					    loop->hooks.event, loop->hooks.ud)) {
 				loop->halted = 1;
 				break;
 			}

@@ -293,7 +293,7 @@ static void ring_advance(struct ltap_stream *s)
  * time is read into the page just walked, as a bare reader would (the
  * drain's fill read the rest the kernel had then, so its ring is below
  * its wake-up mark). */
-static int ring_walk(struct ltap_stream *s, uint64_t last, const int *hold,
+static int ring_walk(struct ltap_stream *s, uint64_t last, const volatile int *hold,
 		     int (*fn)(void *ud, const struct ltap_rec *r), void *ud)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;

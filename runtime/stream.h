@@ -43,11 +43,12 @@ struct ltap_stream_ops {
 	 * record from cur on whose time is at most `last`, moving on (and
 	 * reading more) after each, and stops at the first later record (kept
 	 * in cur), before the next record once *hold is nonzero (a handler
-	 * changed the timers), or at the end of what the kernel has. A record
+	 * changed the timers, the loop is to stop), or at the end of what the
+	 * kernel has. A record
 	 * fn returns nonzero for stays in cur, and walk returns that value;
 	 * else 0. What advance and fill do, without a call per record through
 	 * the ops. Never for a stream with side records. */
-	int (*walk)(struct ltap_stream *s, uint64_t last, const int *hold,
+	int (*walk)(struct ltap_stream *s, uint64_t last, const volatile int *hold,
 		    int (*fn)(void *ud, const struct ltap_rec *r), void *ud);
 };
 

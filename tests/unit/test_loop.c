@@ -116,7 +116,7 @@ static const struct ltap_stream_ops fake_ops = {
 };
 
 /* a run of the merge walked as src_tracepoint.c's ring_walk does */
-static int fake_walk(struct ltap_stream *s, uint64_t last, const int *hold,
+static int fake_walk(struct ltap_stream *s, uint64_t last, const volatile int *hold,
 		     int (*fn)(void *ud, const struct ltap_rec *r), void *ud)
 {
 	int e;

@@ -63,11 +63,11 @@ struct ltap_textmode {
 	struct ltap_rec dec;
 	uint64_t present;
 	char *buf;
-	/* the task of the last line the task table was checked for: a run of
-	 * one task's lines looks its name up once */
-	int last_tid;
+	/* the run of lines (struct ltap_textline) of the last line the task
+	 * table was checked for: a run of one task's lines looks its name up
+	 * once */
+	unsigned long last_run;
 	unsigned last_gen; /* the task table's generation then */
-	char last_comm[16];
 };
 
 /* The local event a text name stands for: by "sys:name", or by name alone. */
@@ -180,7 +180,6 @@ static void text_tostring(lua_State *L, struct ltap_event_ud *e)
 	lua_pushfstring(L, "%s: %s", t.event, t.info);
 }
 
-/* The line names its task: the comm and tgid it shows win. */
 /* a and b (b 0-terminated) the same name as the task table keeps it: 15 bytes at most */
 static int same_comm(const char *a, const char *b)
 {
@@ -193,6 +192,7 @@ static int same_comm(const char *a, const char *b)
 	return 1;
 }
 
+/* The line names its task: the comm and tgid it shows win. */
 static void text_observe(struct ltap_ctx *ctx, struct ltap_evdesc *d, const struct ltap_rec *r)
 {
 	struct ltap_textmode *tm = text_mode(ctx);
@@ -200,16 +200,14 @@ static void text_observe(struct ltap_ctx *ctx, struct ltap_evdesc *d, const stru
 
 	(void)d;
 	ltap_textsrc_line(r, &t);
-	if (t.tgid < 0 && t.tid == tm->last_tid && tm->last_gen == ltap_proc_generation(ctx->proc) &&
-	    same_comm(tm->last_comm, t.comm))
+	if (t.tgid < 0 && t.run == tm->last_run && tm->last_gen == ltap_proc_generation(ctx->proc))
 		return;
 	if (!same_comm(ltap_proc_comm(ctx->proc, t.tid), t.comm) || t.tgid >= 0) {
 		ltap_proc_update(ctx->proc, t.tid, t.tgid, t.comm);
 		ltap_event_forget_comm(ctx, t.tid);
 	}
-	tm->last_tid = t.tid;
+	tm->last_run = t.run;
 	tm->last_gen = ltap_proc_generation(ctx->proc);
-	snprintf(tm->last_comm, sizeof tm->last_comm, "%s", t.comm);
 }
 
 static void text_free(struct ltap_evdesc *d)
@@ -458,7 +456,6 @@ int ltap_text_open(struct ltap_ctx *ctx, const char *path, struct ltap_text_inpu
 	tm->ctx = ctx;
 	tm->tep = tep_alloc();
 	tm->buf = malloc(TEXT_RECORD_MAX);
-	tm->last_tid = -1;
 	tm->src = ltap_textsrc_new(path, &names);
 	out->cat = tm->tep ? ltap_catalog_from_tep(tm->tep) : NULL;
 	if (!out->cat || !tm->src || !tm->buf) {

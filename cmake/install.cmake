@@ -40,11 +40,11 @@ install(TARGETS ltap_lua LIBRARY DESTINATION ${LTAP_LUA_CMOD_DIR} COMPONENT lua-
 list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${CMAKE_INSTALL_FULL_LIBDIR}" LTAP_LIBDIR_IS_SYSTEM)
 if(LTAP_LIBDIR_IS_SYSTEM EQUAL -1)
   file(RELATIVE_PATH LTAP_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-  set_target_properties(ltap PROPERTIES INSTALL_RPATH "$ORIGIN/${LTAP_BIN_TO_LIB}")
+  set_target_properties(ltap_installed PROPERTIES INSTALL_RPATH "$ORIGIN/${LTAP_BIN_TO_LIB}")
 endif()
 
 # --- the ltap command, its manual pages, completion, docs and examples
-install(TARGETS ltap RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ltap)
+install(TARGETS ltap_installed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ltap)
 
 # manual pages, gzipped as Debian installs them (docs/CMakeLists.txt); man
 # reads them either way

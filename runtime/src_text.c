@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@
 /* how much of an overlong line is skipped between looks at signals */
 #define TEXT_SKIP_CHECK (64u << 20)
 #define TEXT_NAMES_MAX 4096 /* names of events no probe wants, remembered */
+#define TEXT_RECENT 16      /* names looked up without their hash (a power of 2) */
+#define TEXT_NAME_LEN 64    /* the longest name kept among them, and its 0 */
 
 struct ltap_textsrc {
 	struct ltap_source src; /* first: the run sees a struct ltap_source */
@@ -41,6 +44,10 @@ struct ltap_textsrc {
 	int error;            /* errno of a failed read: the input ends there */
 	char *buf;            /* TEXT_BUF and a byte for the last line's 0 */
 	size_t head, tail;    /* buf[head, tail): read, not yet cut into lines */
+	/* buf[nul_from, nul) holds no NUL, and buf[nul] is one (or the tail):
+	 * the buffer is searched for binary noise once, not line by line;
+	 * nul_from SIZE_MAX when the buffer changed since */
+	size_t nul_from, nul;
 	uint64_t nread;       /* bytes read in all (a progress line's) */
 	long lineno, malformed, first_bad;
 	uint64_t first_ts;
@@ -48,11 +55,14 @@ struct ltap_textsrc {
 	/* event name -> descriptor id (0: no probe wants it), open addressing */
 	struct { char *name; int id; } *slots;
 	unsigned cap, used, unwanted;
-	/* the last line's name and its id: a run of one event's lines looks up
-	 * no name (0 length: none; a name is set anew clears it) */
-	char last_name[64];
-	size_t last_len;
-	int last_id;
+	/* the names of recent lines and their ids, by their length and last
+	 * byte: the usual few names of a text are never hashed (0 length: none;
+	 * a name set anew clears them all) */
+	struct {
+		size_t len;
+		int id;
+		char name[TEXT_NAME_LEN];
+	} recent[TEXT_RECENT];
 	int pending;          /* rec's event is a name to declare (s.paused) */
 	int held;             /* rec waits for its name's id to be dispatched */
 	int skipping;         /* in a line longer than LTAP_TEXT_LINE_MAX */
@@ -101,7 +111,8 @@ int ltap_textsrc_set_id(struct ltap_textsrc *t, const char *event, int id)
 				t->slots[text_slot(t, os[j].name)] = os[j];
 		free(os);
 	}
-	t->last_len = 0;
+	for (unsigned j = 0; j < TEXT_RECENT; j++)
+		t->recent[j].len = 0;
 	i = text_slot(t, event);
 	if (!t->slots[i].name) {
 		if (!(t->slots[i].name = strdup(event)))
@@ -123,20 +134,22 @@ int ltap_textsrc_id(struct ltap_textsrc *t, const char *event)
 static int text_parse(struct ltap_textsrc *t, char *line, size_t len)
 {
 	struct ltap_textrec *r = &t->rec;
+	__typeof__(&t->recent[0]) recent;
 	size_t nlen;
 	uint64_t ts = 0;
 	int cpu, id, e;
 
 	if ((e = ltap_text_parse_line(line, len, r, &ts, &cpu, &nlen)) != 0)
 		return e;
-	if (nlen && nlen == t->last_len && memcmp(r->event, t->last_name, nlen) == 0) {
-		id = t->last_id;
+	recent = nlen ? &t->recent[(nlen * 7 + (unsigned char)r->event[nlen - 1]) & (TEXT_RECENT - 1)] : NULL;
+	if (recent && recent->len == nlen && ltap_text_same(r->event, recent->name, nlen)) {
+		id = recent->id;
 	} else {
 		id = ltap_textsrc_id(t, r->event);
-		if (nlen < sizeof t->last_name) {
-			memcpy(t->last_name, r->event, nlen);
-			t->last_len = nlen;
-			t->last_id = id;
+		if (recent && nlen < TEXT_NAME_LEN) {
+			memcpy(recent->name, r->event, nlen);
+			recent->len = nlen;
+			recent->id = id;
 		}
 	}
 	if (id < 0 && !(t->names.wanted && t->names.wanted(t->names.ud, r->event))) {
@@ -163,6 +176,7 @@ static int text_read(struct ltap_textsrc *t)
 {
 	ssize_t n;
 
+	t->nul_from = SIZE_MAX;
 	if (t->head && t->head == t->tail)
 		t->head = t->tail = 0;
 	if (t->tail == TEXT_BUF) {
@@ -200,6 +214,7 @@ static int text_skip_line(struct ltap_textsrc *t)
 		}
 		t->skipped += t->tail - t->head;
 		t->head = t->tail = 0;
+		t->nul_from = SIZE_MAX;
 		if (t->skipped >= TEXT_SKIP_CHECK) {
 			t->skipped = 0;
 			return -1;
@@ -256,6 +271,17 @@ static ssize_t text_line(struct ltap_textsrc *t, char **line)
 	}
 }
 
+/* whether the line at buf + off, n bytes, holds a NUL: binary noise */
+static int text_has_nul(struct ltap_textsrc *t, size_t off, size_t n)
+{
+	if (off < t->nul_from || off > t->nul) {
+		char *z = memchr(t->buf + off, 0, t->tail - off);
+		t->nul_from = off;
+		t->nul = z ? (size_t)(z - t->buf) : t->tail;
+	}
+	return off + n > t->nul;
+}
+
 /* rec is the stream's record */
 static void text_take(struct ltap_textsrc *t)
 {
@@ -286,7 +312,7 @@ static void text_advance(struct ltap_stream *s)
 		if (line[n - 1] != '\n')
 			line[n] = 0;
 		/* binary noise: a NUL inside the line */
-		r = memchr(line, 0, (size_t)n) ? -1 : text_parse(t, line, (size_t)n);
+		r = text_has_nul(t, (size_t)(line - t->buf), (size_t)n) ? -1 : text_parse(t, line, (size_t)n);
 		if (r == 0) {
 			text_take(t);
 			return;
@@ -436,6 +462,7 @@ struct ltap_textsrc *ltap_textsrc_new(const char *path, const struct ltap_textsr
 	t->streams[0] = &t->s;
 	t->fd = -1;
 	t->cap = 64;
+	t->nul_from = SIZE_MAX;
 	t->rec.scratch = t->scratch;
 	if (names)
 		t->names = *names;
@@ -490,7 +517,7 @@ void ltap_textsrc_line(const struct ltap_rec *r, struct ltap_textline *out)
 {
 	const struct ltap_textrec *t = text_rec_of(r);
 
-	*out = (struct ltap_textline){t->comm, t->event, t->info, t->tid, t->tgid, t->line};
+	*out = (struct ltap_textline){t->comm, t->event, t->info, t->tid, t->tgid, t->line, t->last.run};
 }
 
 int ltap_textsrc_nfields(const struct ltap_rec *r)

@@ -53,6 +53,9 @@ struct ltap_textline {
 	int tid;
 	int tgid;        /* -1 when the line has no tgid column */
 	long line;       /* its number in the text */
+	/* lines of one run number have the same task and CPU columns, byte
+	 * for byte (a run of one task's lines); a new run may have them too */
+	unsigned long run;
 };
 void ltap_textsrc_line(const struct ltap_rec *r, struct ltap_textline *out);
 /* The record's key=value fields, cut out of its line on first use: their

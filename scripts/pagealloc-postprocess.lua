@@ -125,6 +125,11 @@ local function extfrag(s, e)
   if change and change ~= 0 then inc(s, "HIGH_EXT_FRAGMENT_CHANGED") end
 end
 
+-- ltap --record's own start/end marks (trace_marker writes) are not events of the run
+local function ltap_mark(e)
+  return tostring(e.buf):match("^ltap%-record ") ~= nil
+end
+
 -- The fast path: with neither --read-procstat nor --prepend-parent (a row is
 -- "comm-tid") nor a live --unknown GLOB (which may overlap the kmem events),
 -- every counter is an aggregate fed in C (s:by): no Lua per event but for
@@ -149,9 +154,8 @@ if fast then
     for ev in pairs(known) do probe("kmem:" .. ev, every_event:by(KEY)) end
   else
     probe("*:*", every_event:by(KEY))
-    -- ltap --record's own start/end marks are not events of the run
     pcall(probe, "ftrace:print", function(e)
-      if tostring(e.buf):match("^ltap%-record ") then
+      if ltap_mark(e) then
         local k = e.comm .. "-" .. e.tid
         marks[k] = (marks[k] or 0) + 1
       end
@@ -161,15 +165,22 @@ if fast then
     fed[col] = stats()
     pcall(probe, "kmem:" .. ev, fed[col]:by(KEY))
   end
+  -- by comm, then tid: no "comm-tid" string made per drain
   local function run_of(what)
     local count, open = runs[what], last[what]
     return function(e)
       if exiting then return exit() end
       local comm, tid = e.comm, e.tid
-      local k = comm .. "-" .. tid
-      local n = every_event:count(comm, tid) - (marks[k] or 0)
-      if open[k] ~= n - 1 then count[k] = (count[k] or 0) + 1 end
-      open[k] = n
+      local n = every_event:count(comm, tid)
+      if next(marks) then n = n - (marks[comm .. "-" .. tid] or 0) end
+      local o = open[comm]
+      if not o then o = {}; open[comm] = o end
+      if o[tid] ~= n - 1 then
+        local c = count[comm]
+        if not c then c = {}; count[comm] = c end
+        c[tid] = (c[tid] or 0) + 1
+      end
+      o[tid] = n
     end
   end
   pcall(probe, "kmem:mm_page_pcpu_drain", run_of("DRAINS"))
@@ -201,8 +212,7 @@ local function all_events(glob)
       if not live then handle(e, h[1], h[2]) end
       return
     end
-    -- ltap --record's own start/end marks are not events of the run
-    if name == "ftrace:print" and tostring(e.buf):match("^ltap%-record ") then return end
+    if name == "ftrace:print" and ltap_mark(e) then return end
     handle(e, name, unknown_event)
   end)
 end
@@ -239,9 +249,11 @@ local function fast_rows()
     for c, n in pairs(s) do row[c] = n end
   end
   for what, count in pairs(runs) do
-    for key, n in pairs(count) do stats_of(key)["HIGH_PCPU_" .. what] = n end
+    for comm, c in pairs(count) do
+      for tid, n in pairs(c) do stats_of(comm .. "-" .. tid)["HIGH_PCPU_" .. what] = n end
+    end
     -- a report closes the open runs, as the original's does
-    for key in pairs(last[what]) do last[what][key] = nil end
+    for comm in pairs(last[what]) do last[what][comm] = nil end
   end
 end
 

@@ -41,6 +41,9 @@ static const struct parse_case cases[] = {
 	{"  my-prog-77 [001] .... 4.25: ev: a=1", 0, "my-prog", 77, -1, 1, 4250000000ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
 	/* more than 9 digits of a second: ns, the rest cut */
 	{"x-1 [002] 1.1234567891: ev: a=1", 0, "x", 1, -1, 2, 1123456789ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
+	/* a column before the time stamp that starts as one; a fraction of none */
+	{"x-1 [002] 7.5x 2.25: ev: a=1", 0, "x", 1, -1, 2, 2250000000ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
+	{"x-1 [002] 3.: ev: a=1", 0, "x", 1, -1, 2, 3000000000ull, "ev", "a=1", LTAP_TEXT_KV, "a=1"},
 	/* a value with spaces runs to the next " key="; sched_switch's "==>" */
 	{"x-1 [000] 3.0: foo: name=a b c id=2", 0, "x", 1, -1, 0, 3000000000ull, "foo", "name=a b c id=2", LTAP_TEXT_KV,
 	 "name=a b c;id=2"},
@@ -74,6 +77,7 @@ static const struct parse_case cases[] = {
 	{.line = "bash-1234 [000] .....", .rc = -1},                         /* no time stamp */
 	{.line = "bash-1 [000] x y: ev: a=1", .rc = -1},                     /* no time stamp in either column */
 	{.line = "bash-1 [000] 1.0 ev: a=1", .rc = -1},                      /* a time stamp without its colon */
+	{.line = "bash-1 [000] 1.0:x ev: a=1", .rc = -1},                    /* nor with more after it */
 	{.line = "bash-1 [000] 1.0: noinfo", .rc = -1},                      /* an event without info */
 	{.line = "bash-1 [000] 1.0: sys_read(fd: 3", .rc = -1},              /* an unclosed syscall */
 	{.line = "bash-1 [000] 1.0: foo(bar)", .rc = -1},                    /* parentheses of no syscall */
@@ -92,31 +96,34 @@ static void fields_str(struct ltap_textrec *r, char *out, size_t n)
 		len += (size_t)snprintf(out + len, n - len, "%s%s=%s", i ? ";" : "", r->fields[i].key, r->fields[i].value);
 }
 
-static int check_case(const struct parse_case *c)
+/* c parsed into r: a record of its own (zeroed), or the one the lines
+ * before it were parsed into, as the source parses a text (r->last) */
+static int check_case(const struct parse_case *c, struct ltap_textrec *carried)
 {
 	static char scratch[LTAP_TEXT_SCRATCH];
 	char line[512], got[512];
-	struct ltap_textrec r;
+	struct ltap_textrec own, *r = carried ? carried : &own;
 	uint64_t ts = 0;
 	size_t nlen = 0;
 	int cpu = -1, rc, before = failures;
 
 	snprintf(line, sizeof line, "%s", c->line);
-	memset(&r, 0, sizeof r);
-	r.scratch = scratch;
-	r.nfields = -1;
-	rc = ltap_text_parse_line(line, strlen(line), &r, &ts, &cpu, &nlen);
+	if (!carried)
+		memset(r, 0, sizeof *r);
+	r->scratch = scratch;
+	r->nfields = -1;
+	rc = ltap_text_parse_line(line, strlen(line), r, &ts, &cpu, &nlen);
 	CHECK(rc == c->rc);
 	if (rc != 0 || c->rc != 0)
 		return failures == before;
-	CHECK(strcmp(r.comm, c->comm) == 0);
-	CHECK(r.tid == c->tid && r.tgid == c->tgid && cpu == c->cpu && ts == c->ts);
-	CHECK(strcmp(r.event, c->event) == 0 && nlen == strlen(c->event) && r.form == c->form);
-	CHECK(strcmp(r.info, c->info) == 0);
-	fields_str(&r, got, sizeof got);
+	CHECK(strcmp(r->comm, c->comm) == 0);
+	CHECK(r->tid == c->tid && r->tgid == c->tgid && cpu == c->cpu && ts == c->ts);
+	CHECK(strcmp(r->event, c->event) == 0 && nlen == strlen(c->event) && r->form == c->form);
+	CHECK(strcmp(r->info, c->info) == 0);
+	fields_str(r, got, sizeof got);
 	CHECK(strcmp(got, c->fields) == 0);
 	/* the fields are cut from a copy: the info reads as the line was */
-	CHECK(strcmp(r.info, c->info) == 0);
+	CHECK(strcmp(r->info, c->info) == 0);
 	if (failures != before)
 		fprintf(stderr, "  in: %s\n  fields: %s\n", c->line, got);
 	return failures == before;
@@ -132,8 +139,17 @@ int main(void)
 	int cpu;
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (!check_case(&cases[i]))
+		if (!check_case(&cases[i], NULL))
 			fprintf(stderr, "  case %zu: %s\n", i, cases[i].line);
+	/* the same lines in a row, each twice, and each after every other
+	 * one: a line's task and CPU columns as the last line's are taken
+	 * from it, and a line that differs there is cut anew */
+	memset(&r, 0, sizeof r);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
+			for (int twice = 0; twice < 2; twice++)
+				if (!check_case(&cases[i], &r) || !check_case(&cases[j], &r))
+					fprintf(stderr, "  cases %zu then %zu\n", i, j);
 
 	/* at most LTAP_TEXT_FIELDS fields; a key asked for that is not there */
 	p += sprintf(p, "x-1 [000] 1.0: many:");

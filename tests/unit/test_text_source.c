@@ -2,7 +2,9 @@
  * source ops, no kernel: names declared at load time get their ids, a name
  * first seen that a glob wants pauses the stream at its line and is
  * declared between batches, never from inside a read, and the line is
- * then dispatched; names nobody wants are skipped, garbage counted. */
+ * then dispatched; names nobody wants are skipped, garbage counted (a
+ * line with a NUL in it too, and none after it); names of one length and
+ * last byte (one slot of the source's recent names) keep their own ids. */
 #include "src_text.h"
 #include "text_parse.h"
 
@@ -47,7 +49,12 @@ int main(void)
 		"not an event at all\n"
 		"            bash-1234  [000] .....   100.000003: glob_x: c=3\n"
 		"            bash-1234  [000] .....   100.000004: glob_x: c=4\n"
-		"            bash-1234  [000] .....   100.000005: known: a=5\n";
+		"            bash-1234  [000] .....   100.000005: known: a=5\n"
+		"            bash-1234  [000] .....   100.000006: known: a=\0006\n"
+		"            bash-1234  [000] .....   100.000007: shown: a=7\n"
+		"            bash-1234  [000] .....   100.000008: known: a=8\n"
+		"            bash-1234  [000] .....   100.000009: shown: a=9\n"
+		"            bash-1234  [000] .....   100.000010: known: a=10";
 	static const struct ltap_textsrc_names names = {wanted, declare, NULL};
 	char path[] = "/tmp/ltap-test-text.XXXXXX";
 	struct ltap_source_env env;
@@ -83,11 +90,12 @@ int main(void)
 		src->ops->between(src);
 		s->ops->fill(s);
 	}
-	CHECK(n == 4);
-	CHECK(got[0] == 3 && got[1] == 7 && got[2] == 7 && got[3] == 3);
+	CHECK(n == 6);
+	CHECK(got[0] == 3 && got[1] == 7 && got[2] == 7 && got[3] == 3 && got[4] == 3 && got[5] == 3);
 	CHECK(declared == 1 && declared_inside == 0 && strcmp(declared_name, "glob_x") == 0);
 	CHECK(ltap_textsrc_id(t, "other") == 0 && ltap_textsrc_id(t, "glob_x") == 7);
-	CHECK(ltap_textsrc_malformed(t, &first) == 1 && first == 4);
+	CHECK(ltap_textsrc_id(t, "shown") == 0);
+	CHECK(ltap_textsrc_malformed(t, &first) == 2 && first == 4);
 	src->ops->close(src);
 	unlink(path);
 	printf("%d checks, %d failed\n", checks, failures);

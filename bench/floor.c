@@ -6,9 +6,12 @@
  * page at a time and walked in place (runtime/ringpage.h, ltap's walk), the
  * process name of a pid from a cache filled from /proc on a miss, and a
  * count per name in a hash table of names (looked up by the name's bytes
- * per event, as any per-key count must). No Lua, no merge of the CPUs in
- * time order, no event object, no task events: what is left is the ring's
- * own cost and the count's.
+ * per event, as any per-key count must). Like ltap (since 2026-12-05), a
+ * ring is read until the page the kernel was still writing, not on in
+ * reads of the few events the writer adds meanwhile (the final drain
+ * reads all). No Lua, no merge of the CPUs in time order, no event
+ * object, no task events: what is left is the ring's own cost and the
+ * count's.
  *
  *     floor SYSTEM:EVENT [RING_KB]
  *
@@ -120,18 +123,22 @@ static struct comm *comm_of(const char *name)
 	}
 }
 
-/* reads what a CPU's ring holds now, page by page; the pages' lost count */
-static long drain(int fd, char *page, size_t psize)
+/* reads what a CPU's ring holds now, page by page, up to the page the
+ * writer was on while live (room for more in it, as runtime/
+ * src_tracepoint.c judges); the pages' lost count */
+static long drain(int fd, char *page, size_t psize, int live)
 {
 	long lost = 0;
 	ssize_t n;
+	int open = 0;
 
-	while ((n = read(fd, page, psize)) > 0) {
+	while (!open && (n = read(fd, page, psize)) > 0) {
 		struct ringpage rp;
 		const char *ev;
 		int size;
 
 		ringpage_load(&rp, page, 8, (unsigned)n);
+		open = live && rp.size + 256 < psize - 16;
 		if (rp.missed > 0)
 			lost += rp.missed;
 		while ((ev = ringpage_next(&rp, &size)) != NULL) {
@@ -198,16 +205,16 @@ int main(int argc, char **argv)
 		if (n <= 0) {
 			for (int cpu = 0; cpu < ncpu; cpu++)
 				if (fds[cpu] >= 0)
-					lost += drain(fds[cpu], page, psize);
+					lost += drain(fds[cpu], page, psize, 1);
 			continue;
 		}
 		for (int i = 0; i < n; i++)
-			lost += drain(fds[evs[i].data.u32], page, psize);
+			lost += drain(fds[evs[i].data.u32], page, psize, 1);
 	}
 	write_file("tracing_on", "0");
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		if (fds[cpu] >= 0) {
-			lost += drain(fds[cpu], page, psize);
+			lost += drain(fds[cpu], page, psize, 0);
 			close(fds[cpu]);
 		}
 	close(ep);

@@ -56,7 +56,6 @@ ulimit -l unlimited 2>/dev/null ||
 exec 9>/run/lock/ltap-live-tests.lock
 flock 9
 
-HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
 TMP=$(mktemp -d /tmp/ltap-bench.XXXXXX) || die "mktemp failed"
 PIDS=()   # every background process this script started
@@ -76,7 +75,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
 
-. "$HERE/lib.sh"    # snooze, now_us, proc_ticks, wait_line, settle_cpu, median
+. "$HERE/lib.sh"    # snooze, now_us, proc_cpu_ns, wait_line, settle_cpu, median
 
 # kernel tracing state: nothing left behind by a tool run
 list_instances() { (cd "$TRACEFS/instances" && ls -1A) 2>/dev/null | sort; }
@@ -128,7 +127,7 @@ EOF
 } >"$TMP/count.lua"
 BT_PROG="tracepoint:syscalls:sys_enter_getppid ${BT_PRED}{ @[comm] = count(); }"
 
-echo "ltap benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $NCPU CPUs, HZ=$HZ"
+echo "ltap benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $NCPU CPUs"
 echo "  $(run_lt $LT --version 2>/dev/null || echo "ltap $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+dirty')")," \
 	"$(bpftrace --version 2>&1 | head -1), $(perf --version 2>&1)"
 echo "  workload: getppid_loop $N, $ROUNDS rounds, medians; kernel filter for every tool: $FILTER"
@@ -174,11 +173,11 @@ run_workload() {     # -> WALL (ns)
 measure_traced() {
 	local c0
 	snooze "$SETTLE"
-	proc_ticks "$1"; c0=$TICKS
+	proc_cpu_ns "$1"; c0=$CPU
 	run_workload
 	settle_cpu "$1"
-	proc_ticks "$1"
-	CPU_NS=$(((TICKS - c0) * 1000000000 / HZ))
+	proc_cpu_ns "$1"
+	CPU_NS=$((CPU - c0))
 }
 
 # ---------------------------------------------------------------- tools
@@ -351,7 +350,7 @@ row() {     # name "walls" "cpus"|- counted lost
 
 echo
 echo "results: N=$N events, medians of $ROUNDS rounds; slowdown = (wall - baseline wall) / N;"
-echo "tracer CPU = utime+stime of the tracer process during the workload and until it went idle, / N"
+echo "tracer CPU = the tracer process's CPU time in ns (its threads' /proc/PID/task/*/schedstat) during the workload and until it went idle, / N"
 echo
 echo "| tool     | wall s | slowdown ns/event | tracer CPU ns/event | events counted               | lost                 |"
 echo "|----------|--------|-------------------|---------------------|------------------------------|----------------------|"
@@ -376,9 +375,9 @@ printf '  %-22s %s\n' "perf wall ns" "${pf_w[*]}" "perf cpu ns" "${pf_cpu[*]}" "
 printf '  %-22s %s\n' "perf duplicate samples" "${pf_dup[*]}" "perf N - distinct" "${pf_lost[*]}" "perf LOST records" "${pf_rec[*]}"
 printf '  %-22s %s\n' "ltap wall ns" "${lt_w[*]}" "ltap cpu ns" "${lt_cpu[*]}" "ltap counted" "${lt_cnt[*]}"
 printf '  %-22s %s\n' "ltap lost (reported)" "${lt_lost[*]}" "ltap N - counted" "${lt_miss[*]}"
-printf '  %-22s %s\n' "stats cpu ns" "${ls_cpu[*]}" "stats lost (reported)" "${ls_lost[*]}"
-printf '  %-22s %s\n' "s:by cpu ns" "${lf_cpu[*]}" "s:by lost (reported)" "${lf_lost[*]}"
-printf '  %-22s %s\n' "floor cpu ns" "${fl_cpu[*]}"
+printf '  %-22s %s\n' "floor cpu ns" "${fl_cpu[*]}" "floor counted" "${fl_cnt[*]}" "floor lost" "${fl_lost[*]}"
+printf '  %-22s %s\n' "stats() cpu ns" "${ls_cpu[*]}" "stats() counted" "${ls_cnt[*]}" "stats() lost (reported)" "${ls_lost[*]}"
+printf '  %-22s %s\n' "s:by cpu ns" "${lf_cpu[*]}" "s:by counted" "${lf_cnt[*]}" "s:by lost (reported)" "${lf_lost[*]}"
 [[ -n $LB ]] && printf '  %-22s %s\n' "BASE wall ns" "${lb_w[*]}" "BASE cpu ns" "${lb_cpu[*]}" "BASE counted" "${lb_cnt[*]}"
 [[ -n $LB ]] && printf '  %-22s %s\n' "BASE stats cpu ns" "${lc_cpu[*]}" "BASE stats counted" "${lc_cnt[*]}"
 echo "  (perf duplicate samples: the same tid and ns timestamp present twice in perf.data; they"

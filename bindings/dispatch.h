@@ -15,6 +15,11 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r);
  * start gate, events merge in order (its exec's task_rename before what
  * follows it); then the run's own order (-u). */
 void ltap_dispatch_gate_order(struct ltap_ctx *ctx);
+/* The hook of a run with events counted in C alone (dispatch_fed.c): the
+ * fed ones in line, the rest through ltap_dispatch_event. _plan sets
+ * each descriptor's fed_count where it applies and says how many. */
+int ltap_dispatch_fed(void *ud, const struct ltap_rec *r);
+int ltap_dispatch_fed_plan(struct ltap_ctx *ctx);
 /* whether a handler would have taken r (loop.h's skip hook) */
 int ltap_skip_event(void *ud, const struct ltap_rec *r);
 

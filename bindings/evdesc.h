@@ -13,6 +13,7 @@
 
 struct ltap_ctx;
 struct ltap_event_ud;
+struct ltap_feed_fast;
 struct ltap_filter;
 struct ltap_stackcount;
 struct ltap_symfields;
@@ -95,6 +96,9 @@ struct ltap_evdesc {
 	 * own (__traceiter_NAME), and one seen not to be (stack.c) */
 	uint64_t tracing_leaf, traced_leaf;
 	struct ltap_task_event *task; /* a task event ltap follows names through */
+	/* the fed path (dispatch_fed.c): the event's one probe a count by the
+	 * task (its feed's first part), nothing else asked of it; or NULL */
+	struct ltap_feed_fast *fed_count;
 	void *kind_data;  /* the kind's own (a text trace's decoder) */
 	/* e.sym: the print format's names of field values (symbolic.c), made
 	 * at the first e.sym of this event type */

@@ -54,23 +54,12 @@ struct feed_src {
 	int shift;       /* a value 1 << the field's */
 };
 
-/* A key made of the task only (comm, pid, tid, name, an event's own
- * syscall): its slot kept by tid, so a run of one task's events reads no
- * name and hashes no key. Valid while the task table and the aggregate's
- * keys are as they were (their generations). */
-#define FEED_CACHE 256
-struct feed_cached {
-	int tid;
-	unsigned pgen, agen;
-	long slot;
-};
-
 /* a feed bound to one probe (p->cdata) */
 struct feed_probe {
+	struct ltap_feed_fast fast;       /* first: ltap_feed_counted's (feed.h) */
 	struct ltap_agg *agg;
-	int by_task;                      /* the key is the task's alone: cache[] */
+	int by_task;                      /* the key is the task's alone: fast.cache[] */
 	int reads_record;                 /* a part is read from the record's fields */
-	struct feed_cached cache[FEED_CACHE];
 	const struct ltap_desc_ops *raw; /* the record read is r itself, else the kind's */
 	int nkeys;
 	struct feed_src key[LTAP_AGG_MAX_PARTS], value;
@@ -281,7 +270,8 @@ static int feed_part(struct ltap_ctx *ctx, const struct feed_probe *fp, const st
 
 /* The per-event path of a fed probe: the key's parts and the value from
  * the record, one add. */
-static int feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r)
+static __attribute__((noinline)) int feed_keyed(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d,
+						 const struct ltap_rec *r)
 {
 	struct feed_probe *fp = p->cdata;
 	/* a decoded source (text) builds the binary record only when a field
@@ -290,13 +280,13 @@ static int feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_ev
 	const unsigned char *rec = rr->data;
 	struct ltap_agg_part key[LTAP_AGG_MAX_PARTS], value;
 	int tid = ltap_rec_tid(d, r), e;
-	struct feed_cached *c = NULL;
+	struct ltap_feed_cached *c = NULL;
 
 	if (fp->by_task) {
-		c = &fp->cache[(unsigned)tid % FEED_CACHE];
-		if (c->tid == tid && c->pgen == ltap_proc_generation(ctx->proc) && c->agen == ltap_agg_generation(fp->agg) &&
-		    c->slot >= 0) {
-			if (feed_part(ctx, fp, &fp->value, tid, r, rec, rr->size, &value))
+		c = &fp->fast.cache[(unsigned)tid % LTAP_FEED_CACHE];
+		if (c->tid == tid && c->pgen == *fp->fast.pgen && c->agen == *fp->fast.agen && c->slot >= 0) {
+			value.v.i = 1; /* a count: nothing to read */
+			if (fp->value.src != SRC_ONE && feed_part(ctx, fp, &fp->value, tid, r, rec, rr->size, &value))
 				return 0;
 			if (ltap_agg_slot_add_int(fp->agg, c->slot, value.v.i) == 0)
 				return 0;
@@ -314,7 +304,8 @@ static int feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_ev
 		/* the key's slot, kept for the task's next events */
 		long slot = ltap_agg_slot(fp->agg, key, fp->nkeys, 1);
 		if (slot >= 0) {
-			*c = (struct feed_cached){tid, ltap_proc_generation(ctx->proc), ltap_agg_generation(fp->agg), slot};
+			*c = (struct ltap_feed_cached){tid, *fp->fast.pgen, *fp->fast.agen, slot,
+						       ltap_agg_count_ref(fp->agg, slot)};
 			e = ltap_agg_slot_add_int(fp->agg, slot, value.v.i);
 		} else {
 			e = (int)slot;
@@ -336,6 +327,16 @@ static int feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_ev
 	return -1;
 }
 
+/* A count by the task whose count is kept: one increment, in a frame
+ * without the key's parts (most events of a busy task); the rest, and
+ * any error, feed_keyed. */
+int ltap_feed_event(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r)
+{
+	if (ltap_feed_counted(p->cdata, ltap_rec_tid(d, r)))
+		return 0;
+	return feed_keyed(ctx, p, d, r);
+}
+
 int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed *f, char *why, size_t len)
 {
 	struct feed_probe *fp = calloc(1, sizeof *fp);
@@ -346,6 +347,8 @@ int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed
 		return -1;
 	}
 	fp->agg = f->s->agg;
+	fp->fast.pgen = ltap_proc_generation_ref(ctx->proc);
+	fp->fast.agen = ltap_agg_generation_ref(fp->agg);
 	fp->raw = &ltap_kind_raw;
 	fp->nkeys = f->nkeys;
 	for (int i = 0; i < f->nkeys; i++)
@@ -380,12 +383,12 @@ int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed
 		const struct feed_src *k = i < fp->nkeys ? &fp->key[i] : &fp->value;
 		fp->reads_record |= k->src >= SRC_INT || (k->src == SRC_SYSCALL && k->syscall_id);
 	}
-	for (int i = 0; i < FEED_CACHE; i++)
-		fp->cache[i].slot = -1;
+	fp->fast.count_by_task = fp->by_task && fp->value.src == SRC_ONE;
+	for (int i = 0; i < LTAP_FEED_CACHE; i++)
+		fp->fast.cache[i].slot = -1;
 	memcpy(fp->name, p->spec, sizeof fp->name); /* "sys:name" */
 	fp->namelen = strlen(fp->name);
-	(void)ctx;
-	p->cfn = feed_event;
+	p->cfn = ltap_feed_event;
 	p->cdata = fp;
 	p->cdata_owned = 1;
 	return 0;

@@ -533,7 +533,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	};
 	struct ltap_loop_hooks h = hooks;
 	uint64_t end;
-	int live = ltap_ctx_live(ctx);
+	int live = ltap_ctx_live(ctx), fed;
 
 	h.ud = ctx;
 	ltap_loop_set_hooks(ctx->loop, &h);
@@ -568,6 +568,13 @@ static int ctx_attach(struct ltap_ctx *ctx)
 	}
 	if ((ctx->face && ctx->face->attach(ctx, ctx->face)) || ctx_attach_sources(ctx) || ltap_counters_attach(ctx))
 		return -1;
+	/* events counted in C alone: their own event hook (the filters and
+	 * the gate are known now) */
+	if ((fed = ltap_dispatch_fed_plan(ctx)) > 0) {
+		h.event = ltap_dispatch_fed;
+		ltap_loop_set_hooks(ctx->loop, &h);
+		ltap_debug("probes: %d event%s counted in C from the ring (the fed path)", fed, fed == 1 ? "" : "s");
+	}
 	ltap_dispatch_gate_order(ctx);
 	ctx_settle(ctx);
 	ctx->start_time = ctx_span(ctx, &end);

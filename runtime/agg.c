@@ -104,6 +104,7 @@ static int agg_widen(struct ltap_agg *a)
 	}
 	a->slots = ns;
 	a->stride = stride;
+	a->gen++; /* the slots moved: ltap_agg_count_ref's pointers are stale */
 	for (size_t i = a->n; i-- > 0;) {
 		int64_t count;
 		memcpy(&count, ns + i * old + a->figoff, sizeof count);
@@ -327,6 +328,7 @@ static int agg_reserve(struct ltap_agg *a, const struct ltap_agg_part *key, cons
 			return -ENOMEM;
 		a->slots = ns;
 		a->cap = cap;
+		a->gen++; /* the slots moved */
 	}
 	if ((a->live + 1) * 4 > a->icap * 3 && index_resize(a, a->icap ? a->icap * 2 : AGG_INDEX_FIRST))
 		return -ENOMEM;
@@ -438,6 +440,16 @@ const struct ltap_agg_config *ltap_agg_config(const struct ltap_agg *a)
 unsigned ltap_agg_generation(const struct ltap_agg *a)
 {
 	return a->gen;
+}
+
+const unsigned *ltap_agg_generation_ref(const struct ltap_agg *a)
+{
+	return &a->gen;
+}
+
+int64_t *ltap_agg_count_ref(struct ltap_agg *a, long slot)
+{
+	return a->full ? NULL : (int64_t *)(agg_slot(a, slot) + a->figoff);
 }
 
 /* ----------------------------------------------------------- removing */

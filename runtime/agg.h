@@ -104,8 +104,15 @@ int ltap_agg_arity(const struct ltap_agg *a);        /* parts of every key; -1 b
 int64_t ltap_agg_dropped(const struct ltap_agg *a);  /* values dropped for want of a key */
 size_t ltap_agg_bytes(const struct ltap_agg *a);     /* memory it holds (slots, index, strings) */
 const struct ltap_agg_config *ltap_agg_config(const struct ltap_agg *a);
-/* changes whenever keys go (ltap_agg_clear, ltap_agg_remove) */
+/* changes whenever keys go (ltap_agg_clear, ltap_agg_remove) or the
+ * slots move (more room, more figures) */
 unsigned ltap_agg_generation(const struct ltap_agg *a);
+/* where it is kept, for a per-event check without a call (feed.c) */
+const unsigned *ltap_agg_generation_ref(const struct ltap_agg *a);
+/* Where slot's count is, while the aggregate counts alone (no value but 1
+ * added yet; else NULL): an add of 1 is ++ on it, until the generation
+ * changes. */
+int64_t *ltap_agg_count_ref(struct ltap_agg *a, long slot);
 
 /* The parts of slot's key; strings point into the aggregate, valid until it
  * next changes. */

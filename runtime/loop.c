@@ -55,6 +55,10 @@ struct ltap_loop {
 	int ntimers;
 	struct loop_timer *next;  /* the next timer due, when !timers_changed */
 	int timers_changed;       /* a timer was added, cancelled, fired or moved */
+	/* a run walked in place (ops->walk) stops before its next record: a
+	 * handler added or cancelled a timer, the loop is to stop, halt or
+	 * yield (ltap_loop_wake) */
+	volatile int hold;
 	struct loop_watch watches[MAX_WATCHES];
 	int ordered;
 	uint64_t (*now)(void *ud);
@@ -174,6 +178,7 @@ int ltap_loop_add_stream(struct ltap_loop *loop, struct ltap_stream *s)
 int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t period)
 {
 	loop->timers_changed = 1;
+	loop->hold = 1;
 	for (int i = 0; i < loop->ntimers; i++) {
 		if (!loop->timers[i].active) {
 			loop->timers[i] = (struct loop_timer){.id = id, .active = 1, .due = first, .period = period};
@@ -189,6 +194,7 @@ int ltap_loop_timer(struct ltap_loop *loop, int id, uint64_t first, uint64_t per
 void ltap_loop_timer_cancel(struct ltap_loop *loop, int id)
 {
 	loop->timers_changed = 1;
+	loop->hold = 1;
 	for (int i = 0; i < loop->ntimers; i++)
 		if (loop->timers[i].id == id)
 			loop->timers[i].active = 0;
@@ -285,6 +291,7 @@ void ltap_loop_wake(struct ltap_loop *loop)
 {
 	uint64_t one = 1;
 	loop->woken = 1;
+	loop->hold = 1;
 	if (write(loop->wakefd, &one, sizeof one) < 0) {
 		/* the eventfd is only a wake-up: the caller's flag says it all */
 	}
@@ -349,6 +356,30 @@ static int loop_fill_all(struct ltap_loop *loop)
 	return err;
 }
 
+/* The time of the last record of best's run: what the merge would hand
+ * out from best before anything else. Up to the next stream's record (on
+ * a tie the stream first in the list goes first, as in the scan), the
+ * events' watermark, and before the next timer that runs (t: due by tm_wm,
+ * and so before any event at or after its time). One stream's run is then
+ * walked in place (ops->walk), a comparison per record: one CPU's ring
+ * busy while the others idle is one long run. */
+static uint64_t loop_run_last(const struct ltap_loop *loop, const struct ltap_stream *next, int next_first,
+			      uint64_t ev_wm, const struct loop_timer *t, uint64_t tm_wm)
+{
+	uint64_t last = UINT64_MAX;
+
+	if (loop->ordered) {
+		last = ev_wm;
+		/* (next_first: next's time is after best's, so not 0) */
+		if (next && next->cur.ts - (uint64_t)next_first < last)
+			last = next->cur.ts - (uint64_t)next_first;
+	}
+	/* (best's first record is before t: t->due is not 0) */
+	if (t && t->due <= tm_wm && t->due - 1 < last)
+		last = t->due - 1;
+	return last;
+}
+
 /* Dispatches events up to ev_wm and timers up to tm_wm, in time order (with
  * tm_wm UINT64_MAX, the timers before the last event held), until the clock
  * passes deadline. Returns 1 when it stopped for the deadline. */
@@ -358,7 +389,8 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 	int n = loop->nstreams;
 
 	while (!loop->halted) {
-		struct ltap_stream *best = NULL;
+		struct ltap_stream *best = NULL, *next = NULL; /* the earliest record, and the one after */
+		int next_first = 0; /* next is before best in the list */
 		struct loop_timer *t;
 		uint64_t ts;
 
@@ -380,8 +412,14 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		}
 		if (loop->ordered) {
 			for (int i = 0; i < n; i++)
-				if (ss[i]->has && (!best || ss[i]->cur.ts < best->cur.ts))
+				if (ss[i]->has && (!best || ss[i]->cur.ts < best->cur.ts)) {
+					next = best;
+					next_first = next != NULL;
 					best = ss[i];
+				} else if (ss[i]->has && (!next || ss[i]->cur.ts < next->cur.ts)) {
+					next = ss[i];
+					next_first = 0;
+				}
 		} else {
 			for (int i = 0; i < n && !best; i++)
 				if (ss[i]->has)
@@ -409,6 +447,16 @@ static int loop_dispatch(struct ltap_loop *loop, uint64_t ev_wm, uint64_t tm_wm,
 		}
 		if (ts == UINT64_MAX)
 			break;
+		/* (a drain with a time bound goes record by record, checking it) */
+		if (best->ops->walk && !loop->slice_end && deadline == UINT64_MAX) {
+			loop->hold = 0;
+			if (best->ops->walk(best, loop_run_last(loop, next, next_first, ev_wm, t, tm_wm), &loop->hold,
+					    loop->hooks.event, loop->hooks.ud)) {
+				loop->halted = 1;
+				break;
+			}
+			continue;
+		}
 		if (best->cur.side)
 			best->ops->apply(best);
 		else if (loop->hooks.event(loop->hooks.ud, &best->cur)) {

@@ -157,6 +157,11 @@ unsigned ltap_proc_generation(const struct ltap_proc *p)
 	return p->gen;
 }
 
+const unsigned *ltap_proc_generation_ref(const struct ltap_proc *p)
+{
+	return &p->gen;
+}
+
 int ltap_proc_tgid(struct ltap_proc *p, int tid)
 {
 	struct proc_entry *e = proc_get(p, tid, 1);

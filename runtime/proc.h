@@ -19,6 +19,8 @@ int ltap_proc_tgid(struct ltap_proc *p, int tid);
 /* Changes whenever a task's name or process may have changed (an update,
  * a task read late): what a cache of names by tid checks. */
 unsigned ltap_proc_generation(const struct ltap_proc *p);
+/* Where it is kept, for a per-event check without a call (feed.c). */
+const unsigned *ltap_proc_generation_ref(const struct ltap_proc *p);
 /* Records what an event told: tgid < 0 or comm NULL keep the old value. */
 void ltap_proc_update(struct ltap_proc *p, int tid, int tgid, const char *comm);
 

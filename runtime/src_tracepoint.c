@@ -26,6 +26,7 @@
 #define RING_WAKE_PERCENT 10 /* wake per batch: a tenth of a ring */
 #define POOL_PAGES 1024      /* sub-buffers held per CPU in user space */
 #define TASK_RING_KB 1024    /* the instance's ring when it has task events only */
+#define RING_PAGE_SLACK 256  /* bytes free in a page the writer has left */
 /* The clock's marks (ringclock.h): a burst of CLOCK_BURST writes (their
  * bounds together are a sample), 0.1 s after the start, then at doubling
  * intervals up to one a second; a segment reaches the fitted line by the
@@ -41,6 +42,8 @@ struct cpu_ring {
 	struct ringpage rp;
 	int long_size;
 	char **pages;  /* ring of pool pages: [head, head + count) hold data */
+	char **spare;  /* the pool's other pages, a stack: the last walked on top */
+	int nspare;
 	char *pool;    /* the pages, one block: untouched (no page faults) until used */
 	int head, count, cap;
 	int loaded;    /* pages[head] is loaded in rp */
@@ -89,10 +92,21 @@ static struct ltap_tpsrc *tpsrc_of(struct ltap_source *s)
 
 static int clock_mark(struct ltap_tpsrc *t, const char *data, int size, uint64_t c);
 
+/* The loaded page is walked: back to the pool, on top of the spares, so
+ * the next read goes into the page last walked, still in the cache: the
+ * pages touched are as many as are ever held at once, not the pool. */
+static void ring_page_done(struct cpu_ring *r)
+{
+	r->spare[r->nspare++] = r->pages[r->head];
+	r->loaded = 0;
+	r->head = (r->head + 1) % r->cap;
+	r->count--;
+}
+
 /* The next record of the loaded page, or the next page's first: a page
  * walked to its end goes back to the pool. ltap's clock marks are used
- * here and not dispatched. */
-static void ring_advance(struct ltap_stream *s)
+ * here and not dispatched. (Inlined in ring_walk's loop.) */
+static inline __attribute__((always_inline)) void ring_next(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
 	const void *data;
@@ -106,9 +120,7 @@ static void ring_advance(struct ltap_stream *s)
 				continue;
 			if (data)
 				break;
-			r->loaded = 0;
-			r->head = (r->head + 1) % r->cap;
-			r->count--;
+			ring_page_done(r);
 		}
 		if (r->count == 0) {
 			r->s.has = 0;
@@ -215,14 +227,27 @@ static void clock_tick(struct ltap_tpsrc *t)
 		t->sync_every = t->sync_every * 2 < CLOCK_EVERY_NS ? t->sync_every * 2 : CLOCK_EVERY_NS;
 }
 
-static int ring_fill(struct ltap_stream *s)
+/* Whether the kernel's writer was still on the page read: room for more
+ * events in it (a finished page has less than the largest common event
+ * left). Reading on would only chase the writer, a few events a read. */
+static int ring_page_open(const struct cpu_ring *r, const char *page)
 {
-	struct cpu_ring *r = (struct cpu_ring *)s;
+	uint64_t flags = 0;
+	unsigned room = (unsigned)r->subbuf - 8 - (unsigned)r->long_size;
 
-	if (r == &r->t->rings[0])
-		clock_tick(r->t);
-	while (r->count < r->cap) {
-		char *page = r->pages[(r->head + r->count) % r->cap];
+	memcpy(&flags, page + 8, (size_t)r->long_size);
+	return ((unsigned)flags & RP_COMMIT_MASK) + RING_PAGE_SLACK < room;
+}
+
+/* Reads up to `pages` sub-buffers into the pool: 0 or -errno. While
+ * tracing, it stops at the page the kernel was still writing: the rest
+ * of it comes with the next wake-up, a full page later, rather than
+ * in reads of a few events each (each a syscall and a copy of the page
+ * with interrupts off), as long as the writer goes on. */
+static int ring_read(struct cpu_ring *r, int pages)
+{
+	while (r->count < r->cap && pages-- > 0) {
+		char *page = r->spare[r->nspare - 1];
 		ssize_t n = read(r->s.fd, page, (size_t)r->subbuf);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
@@ -233,16 +258,91 @@ static int ring_fill(struct ltap_stream *s)
 			break;
 		if (r->rec)
 			ltap_recorder_page(r->rec, r->s.cpu, page);
+		r->pages[(r->head + r->count) % r->cap] = page;
 		r->count++;
+		r->nspare--;
+		if (r->t->tracing && ring_page_open(r, page))
+			break;
 	}
-	if (!r->s.has)
-		ring_advance(s);
 	return 0;
+}
+
+static int ring_fill(struct ltap_stream *s)
+{
+	struct cpu_ring *r = (struct cpu_ring *)s;
+	int e;
+
+	if (r == &r->t->rings[0])
+		clock_tick(r->t);
+	if ((e = ring_read(r, r->cap)) != 0)
+		return e;
+	if (!r->s.has)
+		ring_next(s);
+	return 0;
+}
+
+static void ring_advance(struct ltap_stream *s)
+{
+	ring_next(s);
+}
+
+/* A run of the merge: the records handed to fn where they lie in the
+ * page. The rest of a loaded page is walked from a copy of its state (in
+ * registers across fn's calls, written back when the walk stops there);
+ * ring_next moves to the next page. Once the pool is walked, a page at a
+ * time is read into the page just walked, as a bare reader would (the
+ * drain's fill read the rest the kernel had then, so its ring is below
+ * its wake-up mark). */
+static int ring_walk(struct ltap_stream *s, uint64_t last, const volatile int *hold,
+		     int (*fn)(void *ud, const struct ltap_rec *r), void *ud)
+{
+	struct cpu_ring *r = (struct cpu_ring *)s;
+	struct ltap_tpsrc *t = r->t;
+	const int print_id = t->print_id;
+	const uint64_t offset = (uint64_t)t->offset;
+	int e;
+
+	for (;;) {
+		struct ringpage rp;
+		struct ltap_rec rec;
+		const void *data;
+		int size;
+
+		if (!r->s.has) {
+			if (ring_read(r, 1) != 0)
+				return 0; /* the next fill says why */
+			ring_next(s);
+			if (!r->s.has)
+				return 0;
+		}
+		if (r->s.cur.ts > last || *hold)
+			return 0;
+		if ((e = fn(ud, &r->s.cur)) != 0)
+			return e;
+		rp = r->rp;
+		rec = r->s.cur;
+		while ((data = ringpage_next(&rp, &size)) != NULL) {
+			if (*(const uint16_t *)data == print_id && clock_mark(t, data, size, rp.ts + offset))
+				continue;
+			rec.ts = ltap_ringclock_mono(&t->clock, rp.ts + offset);
+			rec.data = data;
+			rec.size = size;
+			e = 0;
+			if (rec.ts > last || *hold || (e = fn(ud, &rec)) != 0) {
+				r->rp = rp;
+				r->s.cur = rec; /* kept: not dispatched, or the one that halted */
+				return e;
+			}
+		}
+		r->rp = rp;
+		ring_next(s); /* the page is done: the next one's first record */
+	}
 }
 
 static const struct ltap_stream_ops ring_ops = {
 	.fill = ring_fill,
 	.advance = ring_advance,
+	.walk = ring_walk,
 };
 
 static int tpsrc_subbuf_size(struct ltap_instance *inst)
@@ -300,12 +400,13 @@ static int tpsrc_open_rings(struct ltap_tpsrc *t, struct tep_handle *tep)
 		if (r->long_size != 4 && r->long_size != 8)
 			r->long_size = (int)sizeof(long);
 		r->pages = calloc((size_t)r->cap, sizeof *r->pages);
+		r->spare = calloc((size_t)r->cap, sizeof *r->spare);
 		r->pool = malloc((size_t)r->cap * (size_t)subbuf);
 		t->nr++;
-		if (!r->pages || !r->pool)
+		if (!r->pages || !r->spare || !r->pool)
 			return -1;
 		for (int i = 0; i < r->cap; i++)
-			r->pages[i] = r->pool + (size_t)i * (size_t)subbuf;
+			r->spare[r->nspare++] = r->pool + (size_t)(r->cap - 1 - i) * (size_t)subbuf;
 		t->streams[t->nr - 1] = &r->s;
 	}
 	return 0;
@@ -619,6 +720,7 @@ static void tpsrc_close(struct ltap_source *s)
 			close(r->s.fd);
 		free(r->pool);
 		free(r->pages);
+		free(r->spare);
 	}
 	ltap_instance_close(t->inst);
 	for (int i = 0; i < t->nrecorded; i++)

@@ -39,6 +39,17 @@ struct ltap_stream_ops {
 	 * seen on one CPU before an exec on another stays before it. Needed only
 	 * by a source that sets cur.side. */
 	void (*apply)(struct ltap_stream *s);
+	/* Optional: a run of the merge walked in place (loop.c). Hands fn each
+	 * record from cur on whose time is at most `last`, moving on (and
+	 * reading more) after each, and stops at the first later record (kept
+	 * in cur), before the next record once *hold is nonzero (a handler
+	 * changed the timers, the loop is to stop), or at the end of what the
+	 * kernel has. A record
+	 * fn returns nonzero for stays in cur, and walk returns that value;
+	 * else 0. What advance and fill do, without a call per record through
+	 * the ops. Never for a stream with side records. */
+	int (*walk)(struct ltap_stream *s, uint64_t last, const volatile int *hold,
+		    int (*fn)(void *ud, const struct ltap_rec *r), void *ud);
 };
 
 struct ltap_stream {

@@ -55,6 +55,7 @@ struct world {
 	int nsteps, step;
 	uint64_t stop;     /* live: ltap_loop_stop once the clock reaches it */
 	int halt_after;    /* return non-zero from the nth hook call (1-based) */
+	int walks;         /* the streams walk their runs (ops->walk) */
 	uint64_t wake_on;  /* ltap_loop_wake on the event at this time (a signal) */
 	int calls;
 	struct {           /* a one-shot timer a handler adds on an event */
@@ -114,6 +115,29 @@ static const struct ltap_stream_ops fake_ops = {
 	.advance = fake_advance,
 };
 
+/* a run of the merge walked as src_tracepoint.c's ring_walk does */
+static int fake_walk(struct ltap_stream *s, uint64_t last, const volatile int *hold,
+		     int (*fn)(void *ud, const struct ltap_rec *r), void *ud)
+{
+	int e;
+
+	for (;;) {
+		if (!s->has)
+			fake_fill(s);
+		if (!s->has || s->cur.ts > last || *hold)
+			return 0;
+		if ((e = fn(ud, &s->cur)) != 0)
+			return e;
+		fake_advance(s);
+	}
+}
+
+static const struct ltap_stream_ops fake_walk_ops = {
+	.fill = fake_fill,
+	.advance = fake_advance,
+	.walk = fake_walk,
+};
+
 static int hook_event(void *ud, const struct ltap_rec *r)
 {
 	struct world *w = ud;
@@ -162,7 +186,7 @@ static void world_stream(struct world *w, const int *ms, int n, int lag)
 {
 	struct fake *f = &w->f[w->nf];
 	f->w = w;
-	f->s.ops = &fake_ops;
+	f->s.ops = w->walks ? &fake_walk_ops : &fake_ops;
 	f->s.fd = -1;
 	f->s.cpu = w->nf;
 	f->s.cur.cpu = w->nf;
@@ -418,6 +442,41 @@ static void log_strip(char *log, const char *mark)
 		memmove(c, c + n, strlen(c + n) + 1);
 }
 
+/* A random plan from seed: streams of records (with runs: most records
+ * a few ms apart, some at the same time), each committed under the slack
+ * after its time stamp, timers, a stop, a handler that may halt, the
+ * clock's steps. Returns the start (ms). */
+static uint64_t plan_random(struct plan *p, uint64_t seed, int runs)
+{
+	uint64_t start, clock;
+
+	memset(p, 0, sizeof *p);
+	rnd_state = seed;
+	p->ns = 1 + rnd(3);
+	for (int i = 0; i < p->ns; i++) {
+		int t = rnd(20);
+		p->n[i] = rnd(runs ? 30 : 12);
+		for (int k = 0; k < p->n[i]; k++) {
+			t += !runs ? rnd(40) : rnd(3) ? rnd(4) : rnd(40);
+			p->ms[i][k] = t;
+			p->lag[i][k] = rnd((int)(LTAP_LOOP_ORDER_SLACK / MS));
+		}
+	}
+	p->nt = rnd(4);
+	for (int t = 0; t < p->nt; t++) {
+		p->first[t] = rnd(120);
+		p->period[t] = rnd(3) ? 5 + rnd(60) : 0;
+	}
+	p->stop = rnd(400);
+	p->halt_after = rnd(4) ? 0 : 1 + rnd(30);
+	start = clock = (uint64_t)rnd(30);
+	for (p->nsteps = 0; p->nsteps < 64; p->nsteps++) {
+		clock += 1 + (uint64_t)rnd(70);
+		p->steps[p->nsteps] = AT(clock);
+	}
+	return start;
+}
+
 static void plan_world(struct world *w, const struct plan *p)
 {
 	for (int i = 0; i < p->ns; i++) {
@@ -442,33 +501,8 @@ static void test_live_is_replay(void)
 	int differ = 0;
 
 	for (int seed = 1; seed <= 2000; seed++) {
-		uint64_t until, start, clock;
-		memset(&p, 0, sizeof p);
-		rnd_state = (uint64_t)seed;
-		p.ns = 1 + rnd(3);
-		for (int i = 0; i < p.ns; i++) {
-			int t = rnd(20);
-			p.n[i] = rnd(12);
-			for (int k = 0; k < p.n[i]; k++) {
-				t += rnd(40);
-				p.ms[i][k] = t;
-				/* committed under the slack after the time stamp */
-				p.lag[i][k] = rnd((int)(LTAP_LOOP_ORDER_SLACK / MS));
-			}
-		}
-		p.nt = rnd(4);
-		for (int t = 0; t < p.nt; t++) {
-			p.first[t] = rnd(120);
-			p.period[t] = rnd(3) ? 5 + rnd(60) : 0;
-		}
-		p.stop = rnd(400);
-		p.halt_after = rnd(4) ? 0 : 1 + rnd(30);
-		start = clock = (uint64_t)rnd(30);
-		for (p.nsteps = 0; p.nsteps < 64; p.nsteps++) {
-			clock += 1 + (uint64_t)rnd(70);
-			p.steps[p.nsteps] = AT(clock);
-		}
-
+		uint64_t until, start;
+		start = plan_random(&p, (uint64_t)seed, 0);
 		plan_world(&live, &p);
 		live.steps = p.steps;
 		live.nsteps = p.nsteps;
@@ -488,6 +522,42 @@ static void test_live_is_replay(void)
 				ms_of(until), live.log, replay.log);
 		world_free(&live);
 		world_free(&replay);
+	}
+	CHECK(differ == 0);
+}
+
+/* A run walked in place (ops->walk: one stream's records up to the next
+ * stream's, the watermark, the next timer) is the merge: the same
+ * sequence, drains and stop marks included, whatever the plan; a timer a
+ * handler adds ends the run, and runs in its place. */
+static void test_walk_is_merge(void)
+{
+	static struct world merge, walk;
+	static struct plan p;
+	int differ = 0;
+
+	for (int seed = 1; seed <= 2000; seed++) {
+		int add;
+
+		plan_random(&p, (uint64_t)seed * 7919u, 1);
+		add = rnd(2);
+		walk.walks = 1;
+		for (struct world *w = &merge; w; w = w == &merge ? &walk : NULL) {
+			plan_world(w, &p);
+			w->steps = p.steps;
+			w->nsteps = p.nsteps;
+			w->stop = AT(p.stop);
+			if (add) { /* a handler's one-shot timer, due inside a run */
+				w->add.on = AT(p.n[0] ? p.ms[0][0] : 0);
+				w->add.delay = 1 * MS;
+				w->add.id = 9;
+			}
+			world_live(w, p.steps[0] - MS);
+		}
+		if (strcmp(merge.log, walk.log) != 0 && differ++ < 3)
+			fprintf(stderr, "seed %d:\n  merge %s\n  walk  %s\n", seed, merge.log, walk.log);
+		world_free(&merge);
+		world_free(&walk);
 	}
 	CHECK(differ == 0);
 }
@@ -540,6 +610,7 @@ int main(void)
 	test_behind();
 	test_replay_end();
 	test_live_is_replay();
+	test_walk_is_merge();
 	test_replay_pause();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;

@@ -6,6 +6,7 @@
 #   sudo N=500000 ROUNDS=3 bench/run.sh
 #   LTAP=/path/to/ltap sudo -E bench/run.sh
 #   sudo BASE=/other/build/ltap bench/run.sh   a second ltap measured beside in every round
+#                                              (its Lua table and its stats():inc)
 #   sudo FILTER=comm bench/run.sh      every tool filters on comm in the kernel
 #
 # Like with like: by default no tool gets a predicate (each counts every
@@ -154,6 +155,7 @@ EOF2
 declare -a base_w bt_w bt_cpu bt_cnt bt_lost bt_att pf_w pf_cpu pf_cnt pf_dup pf_lost pf_rec pf_att
 declare -a lt_w lt_cpu lt_cnt lt_lost lt_miss lt_att
 declare -a lb_w lb_cpu lb_cnt lb_lost lb_miss lb_att
+declare -a lc_w lc_cpu lc_cnt lc_lost lc_miss lc_att
 declare -a ls_w ls_cpu ls_cnt ls_lost ls_miss ls_att
 declare -a fl_w fl_cpu fl_cnt fl_lost fl_att
 declare -a lf_w lf_cpu lf_cnt lf_lost lf_miss lf_att
@@ -250,7 +252,7 @@ round_floor() {
 	check_clean floor
 }
 
-round_ltap() {     # round_ltap BIN PREFIX [SCRIPT]: PREFIX lt (LTAP), lb (BASE), ls (stats)
+round_ltap() {     # round_ltap BIN PREFIX [SCRIPT]: PREFIX lt (LTAP), lb (BASE), ls (stats), lc (BASE stats)
 	local bin=$1 script=${3:-$TMP/count.lua} out=$TMP/lt.out err=$TMP/lt.err pid t0 cnt lost
 	local -n w=${2}_w cpu=${2}_cpu cnts=${2}_cnt losts=${2}_lost miss=${2}_miss att=${2}_att
 	: >"$out"; : >"$err"
@@ -281,6 +283,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	printf ', ltap stats()'; round_ltap "$LT" ls "$TMP/count_stats.lua"
 	printf ', ltap s:by'; round_ltap "$LT" lf "$TMP/count_feed.lua"
 	[[ -n $LB ]] && { printf ', ltap (BASE)'; round_ltap "$LB" lb; }
+	[[ -n $LB ]] && { printf ', ltap stats() (BASE)'; round_ltap "$LB" lc "$TMP/count_stats.lua"; }
 	printf '\n'
 done
 
@@ -359,6 +362,7 @@ row ltap "${lt_w[*]}" "${lt_cpu[*]}" "$(cell "${lt_cnt[@]}")" "$(cell "${lt_lost
 row stats "${ls_w[*]}" "${ls_cpu[*]}" "$(cell "${ls_cnt[@]}")" "$(cell "${ls_lost[@]}")"
 row feed "${lf_w[*]}" "${lf_cpu[*]}" "$(cell "${lf_cnt[@]}")" "$(cell "${lf_lost[@]}")"
 [[ -n $LB ]] && row base "${lb_w[*]}" "${lb_cpu[*]}" "$(cell "${lb_cnt[@]}")" "$(cell "${lb_lost[@]}")"
+[[ -n $LB ]] && row basestat "${lc_w[*]}" "${lc_cpu[*]}" "$(cell "${lc_cnt[@]}")" "$(cell "${lc_lost[@]}")"
 echo
 echo "counted: bpftrace '@[getppid_loop]', perf 'perf script | grep -c getppid_loop', ltap 'getppid_loop <n>'."
 echo "lost: bpftrace N - counted (it counts in a kernel map); perf N - distinct samples (see below);"
@@ -372,9 +376,10 @@ printf '  %-22s %s\n' "perf duplicate samples" "${pf_dup[*]}" "perf N - distinct
 printf '  %-22s %s\n' "ltap wall ns" "${lt_w[*]}" "ltap cpu ns" "${lt_cpu[*]}" "ltap counted" "${lt_cnt[*]}"
 printf '  %-22s %s\n' "ltap lost (reported)" "${lt_lost[*]}" "ltap N - counted" "${lt_miss[*]}"
 printf '  %-22s %s\n' "floor cpu ns" "${fl_cpu[*]}" "floor counted" "${fl_cnt[*]}" "floor lost" "${fl_lost[*]}"
-printf '  %-22s %s\n' "stats() cpu ns" "${ls_cpu[*]}" "stats() counted" "${ls_cnt[*]}"
+printf '  %-22s %s\n' "stats() cpu ns" "${ls_cpu[*]}" "stats() counted" "${ls_cnt[*]}" "stats() lost (reported)" "${ls_lost[*]}"
 printf '  %-22s %s\n' "s:by cpu ns" "${lf_cpu[*]}" "s:by counted" "${lf_cnt[*]}" "s:by lost (reported)" "${lf_lost[*]}"
 [[ -n $LB ]] && printf '  %-22s %s\n' "BASE wall ns" "${lb_w[*]}" "BASE cpu ns" "${lb_cpu[*]}" "BASE counted" "${lb_cnt[*]}"
+[[ -n $LB ]] && printf '  %-22s %s\n' "BASE stats cpu ns" "${lc_cpu[*]}" "BASE stats counted" "${lc_cnt[*]}"
 echo "  (perf duplicate samples: the same tid and ns timestamp present twice in perf.data; they"
 echo "   inflate perf's grep count, so perf's lost is computed from distinct samples.)"
 echo
@@ -388,7 +393,12 @@ echo "tracer CPU against the floor's: ltap (Lua table) $(awk -v a="$CPU_ltap" -v
 	"ltap stats():inc $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
 	"ltap s:by (in C) $(awk -v a="$CPU_feed" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x;" \
 	"(slowdown + tracer CPU) of s:by against bpftrace's: $(awk -v a="$SLOW_feed" -v c="$CPU_feed" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')x"
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+echo "stats():inc against the Lua table (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_ltap")x;" \
+	"per round: $(paste -d/ <(printf '%s\n' "${ls_cpu[@]}") <(printf '%s\n' "${lt_cpu[@]}") |
+		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"
 if [[ -n $LB ]]; then
+	echo "stats():inc against BASE's (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_basestat")x"
 	echo "ltap against BASE ($BASE): slowdown $(awk -v a="$SLOW_ltap" -v b="$SLOW_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x," \
 		"tracer CPU $(awk -v a="$CPU_ltap" -v b="$CPU_base" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')x"
 fi

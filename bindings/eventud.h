@@ -19,6 +19,7 @@ struct ltap_event_ud {
 	struct ltap_evdesc *last_desc; /* NULL: the table is empty */
 	int last_tid, last_cpu;
 	int comms_cached; /* a comm string was cached: renames must forget it */
+	int time_read;    /* a handler read e.time: stored in the table from then on */
 };
 
 /* the event object's state in a handler (its functions' first upvalue;

@@ -20,6 +20,8 @@ static void name_upvalues(lua_State *L, int names, int seen, int fn, int depth)
 {
 	const char *up;
 
+	if (lua_iscfunction(L, fn)) /* its upvalues have no names (an aggregate's bound methods) */
+		return;
 	lua_pushvalue(L, fn);
 	if (lua_rawget(L, seen) != LUA_TNIL || depth > 8) {
 		lua_pop(L, 1);
@@ -52,7 +54,7 @@ static void name_table_functions(lua_State *L, int names, int seen, int t, int d
 	while (lua_next(L, t)) {
 		if (lua_isfunction(L, -1))
 			name_upvalues(L, names, seen, lua_gettop(L), 0);
-		else if (lua_istable(L, -1) && depth < 1)
+		else if (lua_istable(L, -1) && depth < 1 && !ltap_stats_test(L, -1))
 			name_table_functions(L, names, seen, lua_gettop(L), depth + 1);
 		lua_pop(L, 1);
 	}

@@ -11,7 +11,18 @@
  * built for a tuple, the same memory per key at 10 keys or a million
  * (bench/bigagg.sh). Keys are numbers, strings and booleans. The
  * number of keys is bounded: going over is an error or a counted drop, as
- * the script chose. Ordering and the report's table are in statsrows.c. */
+ * the script chose. Ordering and the report's table are in statsrows.c.
+ *
+ * The object a script holds is a table with the metatable "ltap.stats",
+ * whose own fields are this file's methods (s:inc, s:add, s:get, ...): C
+ * closures bound to the aggregate's state (a userdata: the store and the
+ * key cache) and to the object. Lua finds a table's own field at once,
+ * where a method of a userdata is looked up through its metatable, which
+ * cost as much as the rest of an add (bench/README.md, luacall.c); bound,
+ * they check their object by its address. The metatable's __index has the
+ * same methods unbound and the other files' (s:by, s:sorted, s:print):
+ * those find the state from the object in the registry (STATS_OF, weak
+ * keys). */
 #include "stats.h"
 
 #include "ctx.h"
@@ -24,32 +35,67 @@
 #include <string.h>
 
 #define STATS_DEFAULT_MAX_KEYS 1000000
-#define STATS_MAGIC 0x5354415473ull
-/* uservalue: the strings of the key cache, kept alive so that their
- * addresses can be compared */
+#define STATS_STATE_MT "ltap.stats.state" /* the state's: its __gc */
+#define STATS_OF "ltap.stats_of"          /* registry: object -> state, weak keys */
+/* the state's uservalue: the strings of the key cache, kept alive so that
+ * their addresses can be compared */
 enum { UV_CACHED = 1 };
+/* the upvalues of this file's methods: nil, nil in the metatable's */
+#define UP_STATE lua_upvalueindex(1)
+#define UP_OBJECT lua_upvalueindex(2) /* kept alive, so its address is its own */
+#define UP_FIGURE lua_upvalueindex(3) /* s:count, s:sum, ...: which */
 
 const char *const ltap_stats_figure_names[] = {"count", "sum", "min", "max", "avg", "var", "stddev", NULL};
 
-/* luaL_checkudata costs a registry lookup per call; a userdata of the right
- * size holding the magic number is ours, anything else gets the full check
- * (and its error message). */
-static struct stats *stats_check(lua_State *L)
+/* The state of the object at idx, pushed; NULL and nothing pushed when idx
+ * is not an aggregate. */
+static struct stats *stats_push_state(lua_State *L, int idx)
 {
-	struct stats *s = lua_touserdata(L, 1);
-	if (s && lua_rawlen(L, 1) == sizeof *s && s->magic == STATS_MAGIC)
-		return s;
-	return luaL_checkudata(L, 1, STATS_MT);
+	struct stats *s;
+
+	idx = lua_absindex(L, idx);
+	lua_getfield(L, LUA_REGISTRYINDEX, STATS_OF);
+	lua_pushvalue(L, idx);
+	lua_rawget(L, -2);
+	lua_remove(L, -2); /* STATS_OF */
+	if (!(s = lua_touserdata(L, -1)))
+		lua_pop(L, 1);
+	return s;
+}
+
+struct stats *ltap_stats_test(lua_State *L, int idx)
+{
+	struct stats *s = stats_push_state(L, idx);
+
+	if (s)
+		lua_pop(L, 1);
+	return s;
 }
 
 struct stats *ltap_stats_check(lua_State *L, int idx)
 {
-	return luaL_checkudata(L, idx, STATS_MT);
+	struct stats *s = ltap_stats_test(L, idx);
+
+	if (!s)
+		luaL_typeerror(L, idx, STATS_MT);
+	return s;
+}
+
+/* The aggregate a method of this file runs on: the one it is bound to
+ * when called on its object (s:get(k)), else the one at 1 (s.get(other,
+ * k), the metatable's unbound methods). */
+static struct stats *stats_check(lua_State *L)
+{
+	struct stats *s = lua_touserdata(L, UP_STATE);
+
+	if (s && lua_topointer(L, 1) == s->object)
+		return s;
+	return ltap_stats_check(L, 1);
 }
 
 struct ltap_agg *ltap_stats_agg(lua_State *L, int idx)
 {
-	struct stats *s = luaL_testudata(L, idx, STATS_MT);
+	struct stats *s = ltap_stats_test(L, idx);
 	return s ? s->agg : NULL;
 }
 
@@ -176,14 +222,14 @@ static struct stats_cached *stats_cache_entry(lua_State *L, struct stats *s, int
 	return c;
 }
 
-/* the key at 2 into cache entry c, found at slot */
-static void stats_cache_keep(lua_State *L, struct stats *s, struct stats_cached *c, long slot)
+/* the key at 2 into cache entry c, found at slot; the state at state */
+static void stats_cache_keep(lua_State *L, struct stats *s, int state, struct stats_cached *c, long slot)
 {
 	c->kind = lua_type(L, 2);
 	c->slot = slot;
 	if (c->kind == LUA_TSTRING) {
 		c->p = lua_topointer(L, 2);
-		lua_getiuservalue(L, 1, UV_CACHED);
+		lua_getiuservalue(L, state, UV_CACHED);
 		lua_pushvalue(L, 2);
 		lua_rawseti(L, -2, c - s->cache + 1);
 		lua_pop(L, 1);
@@ -198,8 +244,8 @@ static void stats_cache_clear(struct stats *s)
 }
 
 /* The slot of the key at 2..1+n, made when new; -1 when the aggregate is
- * full and drops. */
-static long stats_slot_of(lua_State *L, struct stats *s, int n)
+ * full and drops. The state at state. */
+static long stats_slot_of(lua_State *L, struct stats *s, int state, int n)
 {
 	struct ltap_agg_part key[LTAP_AGG_MAX_PARTS];
 	struct stats_cached *c = NULL;
@@ -217,7 +263,7 @@ static long stats_slot_of(lua_State *L, struct stats *s, int n)
 	if (i < 0)
 		return stats_slot_error(L, s, i, n) - 1;
 	if (c)
-		stats_cache_keep(L, s, c, i);
+		stats_cache_keep(L, s, state, c, i);
 	return i;
 }
 
@@ -231,17 +277,35 @@ static inline long stats_hit(lua_State *L, const struct stats *s)
 	return p && c->p == p && c->kind == LUA_TSTRING ? c->slot : -1;
 }
 
+/* The aggregate s:inc or s:add adds to, its state's index at *state: the
+ * one it is bound to when called on its object (s:inc(k)), else the one
+ * at 1 (s.inc(other, k)), whose state is then pushed. */
+static struct stats *stats_bound(lua_State *L, int *state)
+{
+	struct stats *s;
+
+	s = lua_touserdata(L, UP_STATE);
+	if (s && lua_topointer(L, 1) == s->object) {
+		*state = UP_STATE;
+		return s;
+	}
+	if (!(s = stats_push_state(L, 1)))
+		luaL_typeerror(L, 1, STATS_MT);
+	*state = lua_gettop(L);
+	return s;
+}
+
 /* s:add(key..., value) */
 static int stats_add(lua_State *L)
 {
-	struct stats *s = stats_check(L);
-	int top = lua_gettop(L), isint;
+	int top = lua_gettop(L), isint, state;
+	struct stats *s = stats_bound(L, &state);
 	lua_Integer x = lua_tointegerx(L, top, &isint);
 	lua_Number v = isint ? 0 : luaL_checknumber(L, top);
 	long i = top == 3 ? stats_hit(L, s) : -1;
 
 	if (i < 0)
-		i = stats_slot_of(L, s, top - 2);
+		i = stats_slot_of(L, s, state, top - 2);
 
 	if (i >= 0 && (isint ? ltap_agg_slot_add_int(s->agg, i, x) : ltap_agg_slot_add_float(s->agg, i, v)))
 		return ltap_stats_nomem(L);
@@ -252,12 +316,12 @@ static int stats_add(lua_State *L)
  * count are known) */
 static int stats_inc(lua_State *L)
 {
-	struct stats *s = stats_check(L);
-	int top = lua_gettop(L);
+	int top = lua_gettop(L), state;
+	struct stats *s = stats_bound(L, &state);
 	long i = top == 2 ? stats_hit(L, s) : -1;
 
 	if (i < 0)
-		i = stats_slot_of(L, s, top - 1);
+		i = stats_slot_of(L, s, state, top - 1);
 
 	if (i >= 0 && ltap_agg_slot_add_int(s->agg, i, 1))
 		return ltap_stats_nomem(L);
@@ -311,7 +375,7 @@ static int stats_get(lua_State *L)
 static int stats_figure(lua_State *L)
 {
 	struct stats *s = stats_check(L);
-	int fig = (int)lua_tointeger(L, lua_upvalueindex(1));
+	int fig = (int)lua_tointeger(L, UP_FIGURE);
 	long i = stats_lookup(L, s);
 
 	if (i < 0)
@@ -469,13 +533,23 @@ static int stats_info(lua_State *L)
 	return 1;
 }
 
+/* the state's: the store goes with the object (the state lives as long) */
 static int stats_gc(lua_State *L)
 {
-	struct stats *s = luaL_checkudata(L, 1, STATS_MT);
-	s->magic = 0;
+	struct stats *s = luaL_checkudata(L, 1, STATS_STATE_MT);
 	ltap_agg_free(s->agg);
 	s->agg = NULL;
 	return 0;
+}
+
+static int stats_newindex(lua_State *L)
+{
+	return luaL_error(L, "ltap.stats: cannot set a field (keys are added with s:add or s:inc)");
+}
+
+static int stats_pairs(lua_State *L)
+{
+	return luaL_error(L, "ltap.stats: iterate with sorted(s) or s:sorted()");
 }
 
 static int stats_tostring(lua_State *L)
@@ -574,6 +648,39 @@ static void stats_config(lua_State *L, struct ltap_agg_config *cfg)
 	}
 }
 
+static const luaL_Reg stats_meth[] = {
+	{"add", stats_add},
+	{"inc", stats_inc},
+	{"get", stats_get},
+	{"hist", stats_hist},
+	{"clear", stats_clear},
+	{"dropped", stats_dropped},
+	{"rows", stats_rows},
+	{"row", stats_row},
+	{"info", stats_info},
+	{NULL, NULL},
+};
+#define STATS_NMETH 9
+
+/* This file's methods into the table at t, bound to the state at state
+ * and the object at object (both nil: unbound); absolute indices. */
+static void stats_methods(lua_State *L, int t, int state, int object)
+{
+	for (const luaL_Reg *m = stats_meth; m->name; m++) {
+		lua_pushvalue(L, state);
+		lua_pushvalue(L, object);
+		lua_pushcclosure(L, m->func, 2);
+		lua_setfield(L, t, m->name);
+	}
+	for (int f = 0; ltap_stats_figure_names[f]; f++) {
+		lua_pushvalue(L, state);
+		lua_pushvalue(L, object);
+		lua_pushinteger(L, f);
+		lua_pushcclosure(L, stats_figure, 3);
+		lua_setfield(L, t, ltap_stats_figure_names[f]);
+	}
+}
+
 /* stats([{hist = "log2" | "linear", min =, max =, step =, max_keys =, full = "error" | "drop"}]) */
 int stats_new(lua_State *L)
 {
@@ -582,28 +689,32 @@ int stats_new(lua_State *L)
 	void *ud;
 	lua_Alloc alloc = lua_getallocf(L, &ud);
 
-	lua_settop(L, 1); /* the userdata is made at 2, then put in place of the options */
+	lua_settop(L, 1); /* the state is made at 2, the object at 3, then put in place of the options */
 	if (!lua_isnoneornil(L, 1))
 		stats_config(L, &cfg);
 	s = lua_newuserdatauv(L, sizeof *s, 1);
 	memset(s, 0, sizeof *s);
-	luaL_setmetatable(L, STATS_MT);
+	luaL_setmetatable(L, STATS_STATE_MT);
 	lua_createtable(L, STATS_CACHE, 0);
 	lua_setiuservalue(L, -2, UV_CACHED);
 	if (!(s->agg = ltap_agg_new(&cfg, alloc, ud)))
 		return ltap_stats_nomem(L);
-	s->magic = STATS_MAGIC;
+	lua_createtable(L, 0, STATS_NMETH + LTAP_AGG_NFIGS);
+	stats_methods(L, 3, 2, 3);
+	luaL_setmetatable(L, STATS_MT); /* its __newindex refuses fields */
+	s->object = lua_topointer(L, 3);
+	lua_getfield(L, LUA_REGISTRYINDEX, STATS_OF);
+	lua_pushvalue(L, 3);
+	lua_pushvalue(L, 2);
+	lua_rawset(L, -3);
+	lua_pop(L, 1); /* STATS_OF */
 	lua_replace(L, 1);
+	lua_settop(L, 1);
 	stats_made(L, 1);
 	return 1;
 }
 
 /* ---------------------------------------------- reading, for metrics.c */
-
-struct stats *ltap_stats_test(lua_State *L, int idx)
-{
-	return luaL_testudata(L, idx, STATS_MT);
-}
 
 void ltap_stats_shape(const struct stats *s, struct ltap_stats_shape *sh)
 {
@@ -647,38 +758,37 @@ void ltap_stats_key(const struct stats *s, int i, struct ltap_agg_part *key)
 	ltap_agg_key(s->agg, i, key);
 }
 
-static const luaL_Reg stats_meth[] = {
-	{"add", stats_add},
-	{"inc", stats_inc},
-	{"get", stats_get},
-	{"hist", stats_hist},
-	{"clear", stats_clear},
-	{"dropped", stats_dropped},
-	{"rows", stats_rows},
-	{"row", stats_row},
-	{"info", stats_info},
-	{NULL, NULL},
-};
-
 static const luaL_Reg stats_metameth[] = {
 	{"__index", NULL},
 	{"__len", stats_len},
-	{"__gc", stats_gc},
 	{"__tostring", stats_tostring},
+	{"__newindex", stats_newindex},
+	{"__pairs", stats_pairs},
 	{NULL, NULL},
 };
 
 void ltap_open_stats(lua_State *L, struct ltap_ctx *ctx)
 {
 	(void)ctx;
-	ltap_newmeta(L, STATS_MT, stats_metameth, stats_meth);
-	lua_getfield(L, -1, "__index");
-	for (int f = 0; ltap_stats_figure_names[f]; f++) {
-		lua_pushinteger(L, f);
-		lua_pushcclosure(L, stats_figure, 1);
-		lua_setfield(L, -2, ltap_stats_figure_names[f]);
-	}
-	lua_pop(L, 2);
+	lua_newtable(L); /* STATS_OF: a state lives as long as its object */
+	lua_createtable(L, 0, 1);
+	lua_pushliteral(L, "k");
+	lua_setfield(L, -2, "__mode");
+	lua_setmetatable(L, -2);
+	lua_setfield(L, LUA_REGISTRYINDEX, STATS_OF);
+	/* the metatable, its methods unbound (state and object nil) */
+	luaL_newmetatable(L, STATS_MT);
+	luaL_setfuncs(L, stats_metameth, 0);
+	lua_newtable(L);
+	lua_pushnil(L);
+	stats_methods(L, lua_gettop(L) - 1, lua_gettop(L), lua_gettop(L));
+	lua_pop(L, 1); /* nil */
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_newmetatable(L, STATS_STATE_MT);
+	lua_pushcfunction(L, stats_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_pop(L, 1);
 	lua_pushcfunction(L, stats_new);
 	lua_setfield(L, LUA_REGISTRYINDEX, "ltap.stats_new"); /* for metrics.c, whatever the script does to the global */
 }

@@ -1,4 +1,4 @@
-/* stats.h: the ltap.stats userdata, shared by stats.c (the aggregate's Lua
+/* stats.h: the ltap.stats object, shared by stats.c (the aggregate's Lua
  * face: making, adding, reading one key) and statsrows.c (its keys in
  * order: s:sorted, the table report() prints). The store is runtime/agg.c. */
 #ifndef LTAP_STATS_H
@@ -27,8 +27,8 @@ struct stats_cached {
 };
 
 struct stats {
-	uint64_t magic;        /* cheap type check on the per-event path */
 	struct ltap_agg *agg;
+	const void *object;    /* the object s:inc and s:add are bound to */
 	/* events come in runs of a few keys (a process's syscalls, a CPU's
 	 * allocations): those find their slot here with no hash */
 	struct stats_cached cache[STATS_CACHE];

@@ -26,6 +26,7 @@
  * aggregate's allocator (the state's: kept here, as the aggregate may be
  * collected first) */
 struct rows {
+	const struct stats *s; /* its object is the iterator's upvalue: alive */
 	lua_Alloc alloc;
 	void *ud;
 	uint32_t *ids;
@@ -69,6 +70,7 @@ static struct rows *rows_make(lua_State *L, const struct stats *s, int fig, int 
 	long k;
 
 	memset(r, 0, sizeof *r);
+	r->s = s;
 	r->alloc = lua_getallocf(L, &r->ud);
 	if (luaL_newmetatable(L, ROWS_MT)) {
 		lua_pushcfunction(L, rows_gc);
@@ -84,8 +86,8 @@ static struct rows *rows_make(lua_State *L, const struct stats *s, int fig, int 
 /* the iterator: key, figures of the next row whose key is still there */
 static int rows_next(lua_State *L)
 {
-	const struct stats *s = lua_touserdata(L, lua_upvalueindex(1));
 	struct rows *r = lua_touserdata(L, lua_upvalueindex(2));
+	const struct stats *s = r->s;
 
 	while (r->pos < r->n) {
 		long id = r->ids[r->pos++];

@@ -47,8 +47,9 @@ local function stats_sorted(s, by, order, n)
   return s:sorted(by, order, n)
 end
 
+local stats_meta = getmetatable(stats())
 local function is_stats(x)
-  return type(x) == "userdata" and tostring(x):match("^ltap%.stats") ~= nil
+  return getmetatable(x) == stats_meta
 end
 M.is_stats = is_stats
 
@@ -265,7 +266,7 @@ end
 
 -------------------------------------------------------- stats methods, hooks
 
-local methods = getmetatable(stats()).__index
+local methods = stats_meta.__index
 methods.print = function(s, opts) report(s, opts) end
 -- s:print_hist(key...): the histogram of one key
 methods.print_hist = function(s, ...)

@@ -47,6 +47,7 @@ struct ltap_options {
 	int all;                 /* -a: system-wide said explicitly (not with -p or -c) */
 	uint64_t duration;       /* -d in ns, 0 for none */
 	size_t buffer_kb;        /* per-CPU ring size */
+	int buffer_exact;        /* buffer_kb is the user's (-b, ring=), not a least size ltap chose */
 	int ordered;
 	int verbose;
 	int json;                /* --format json */

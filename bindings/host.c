@@ -452,7 +452,7 @@ static void ctx_task_changed(void *ud, int tid, int exec)
 static int ctx_attach_sources(struct ltap_ctx *ctx)
 {
 	struct ltap_source_env env = {
-		.buffer_kb = ctx->opt.buffer_kb, .serial = ctx->serial, .self = ctx->opt.exclude_self ? getpid() : 0,
+		.buffer_kb = ctx->opt.buffer_kb, .buffer_exact = ctx->opt.buffer_exact, .serial = ctx->serial, .self = ctx->opt.exclude_self ? getpid() : 0,
 		.record = ctx->opt.record, .verbose = ctx->opt.verbose,
 		.cat = ctx->cat, .proc = ctx->proc,
 	};
@@ -792,6 +792,7 @@ static int host_options(const struct ltap_host_opts *o, struct ltap_options *opt
 	/* a caller built against an older ltap.h knows fewer fields */
 	memcpy(&d, o, o->sz < sizeof d ? o->sz : sizeof d);
 	*opt = (struct ltap_options){.ordered = !d.unordered, .buffer_kb = host_ring_kb(&d),
+		.buffer_exact = d.ring_kb != 0,
 		.max_drain = d.max_drain_ns < 0 ? 0 : d.max_drain_ns ? (uint64_t)d.max_drain_ns : LTAP_MAX_DRAIN,
 		.pid = d.pid, .all = d.all, .command = d.command, .duration = d.duration_ns, .input = d.input,
 		.record = d.record, .max_memory = d.max_memory, .serve = d.serve, .export_all = d.export_all,

@@ -170,6 +170,7 @@ static int lmodule_setup(lua_State *L)
 		if (ltap_parse_size(luaL_tolstring(L, -1, NULL), &v) || v < 4096)
 			return luaL_error(L, "ltap.setup: bad ring size '%s' (try \"8M\")", lua_tostring(L, -1));
 		ctx->opt.buffer_kb = (size_t)(v / 1024);
+		ctx->opt.buffer_exact = 1;
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);

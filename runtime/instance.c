@@ -93,7 +93,7 @@ static int instance_write(struct ltap_instance *inst, const char *file, const ch
 	return 0;
 }
 
-struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int wake_percent)
+struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int exact, int wake_percent)
 {
 	struct ltap_instance *inst;
 	char val[32];
@@ -129,6 +129,11 @@ struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int wake_
 	tracefs_option_disable(inst->ti, TRACEFS_OPTION_OVERWRITE);
 	/* comm comes from ltap's own cache; saved_cmdlines bookkeeping costs every switch */
 	tracefs_option_disable(inst->ti, TRACEFS_OPTION_RECORD_CMD);
+	if (buffer_kb && !exact) {
+		ssize_t made = tracefs_instance_get_buffer_size(inst->ti, 0);
+		if (made >= (ssize_t)buffer_kb)
+			buffer_kb = 0;
+	}
 	if (buffer_kb && tracefs_instance_set_buffer_size(inst->ti, buffer_kb, -1) < 0) {
 		ltap_err("instance: cannot set buffer size %zu KiB: %s", buffer_kb, strerror(errno));
 		goto fail;

@@ -17,9 +17,11 @@ int ltap_instance_reap_stale(void);
  * guardian and the stale reaper do. 0 or -errno (-EBUSY: a file is open). */
 int ltap_instance_remove(const char *name);
 /* Creates the instance of host serial (owner.h's name) with tracing off, no
- * overwrite, and buffer_kb per CPU (0: keep the kernel's default). NULL
- * with a logged reason. */
-struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int wake_percent);
+ * overwrite, and buffer_kb per CPU (0: keep the kernel's default): exactly
+ * that when exact (the user's -b), else at least that, keeping a larger
+ * ring the kernel made the instance with (a resize waits for RCU: 20-30
+ * ms here, half of a short run's whole time). NULL with a logged reason. */
+struct ltap_instance *ltap_instance_open(int serial, size_t buffer_kb, int exact, int wake_percent);
 /* Disables everything and removes the instance; NULL-safe, idempotent.
  * Every fd on the instance's files must be closed before. */
 void ltap_instance_close(struct ltap_instance *inst);

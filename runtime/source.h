@@ -68,6 +68,7 @@ struct ltap_source_env {
 	int npids;
 	pid_t command;         /* a -c command held at its start gate (its events count from its exec), or 0 */
 	size_t buffer_kb;      /* per-CPU ring size */
+	int buffer_exact;      /* buffer_kb is the user's (-b), not a least size ltap chose */
 	int serial;            /* the host's number in its process (owner.h) */
 	pid_t self;            /* the process whose own events are left out (the
 				* ltap command's, for its ring reads), or 0 */

@@ -534,7 +534,8 @@ static int tpsrc_attach(struct ltap_source *s, struct ltap_source_env *env)
 	/* nor one of profiles only: the perf rings name their tasks */
 	if (!tpsrc_has_events(env))
 		return 0;
-	t->inst = ltap_instance_open(env->serial, tpsrc_buffer_kb(env), RING_WAKE_PERCENT);
+	t->inst = ltap_instance_open(env->serial, tpsrc_buffer_kb(env),
+				     env->buffer_exact && tpsrc_buffer_kb(env) == env->buffer_kb, RING_WAKE_PERCENT);
 	if (!t->inst || tpsrc_clock_start(t, env))
 		return -1;
 	if (env->npids && ltap_instance_set_pids(t->inst, env->pids, env->npids))

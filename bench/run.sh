@@ -336,15 +336,18 @@ cell() {
 	if [[ ${sorted[0]} == "${sorted[-1]}" ]]; then echo "${sorted[0]}"
 	else echo "$(median "$@") (${sorted[0]}..${sorted[-1]})"; fi
 }
+# (the table shows whole ns; the ratios below are of the unrounded
+# medians: 17 / 14 is 1.21, 16.8 / 14.3 is 1.17)
 row() {     # name "walls" "cpus"|- counted lost
 	local name=$1 w=$2 c=$3 slow cpu
 	w=$(median $w)
-	slow=$(awk -v w="$w" -v b="$BW" -v n="$N" 'BEGIN {printf "%.0f", (w - b) / n}')
+	slow=$(awk -v w="$w" -v b="$BW" -v n="$N" 'BEGIN {printf "%.3f", (w - b) / n}')
 	if [[ $c == - ]]; then cpu=-; else
-		cpu=$(awk -v c="$(median $c)" -v n="$N" 'BEGIN {printf "%.0f", c / n}')
+		cpu=$(awk -v c="$(median $c)" -v n="$N" 'BEGIN {printf "%.3f", c / n}')
 	fi
-	printf '| %-8s | %6.3f | %17s | %19s | %-28s | %-20s |\n' "$name" \
-		"$(awk -v w="$w" 'BEGIN {print w / 1e9}')" "$slow" "$cpu" "$4" "$5"
+	printf '| %-8s | %6.3f | %17.0f | %19s | %-28s | %-20s |\n' "$name" \
+		"$(awk -v w="$w" 'BEGIN {print w / 1e9}')" "$slow" \
+		"$([[ $cpu == - ]] && echo - || printf '%.0f' "$cpu")" "$4" "$5"
 	eval "SLOW_$name=$slow; CPU_$name=$cpu"
 }
 
@@ -396,6 +399,8 @@ echo "tracer CPU against the floor's: ltap (Lua table) $(awk -v a="$CPU_ltap" -v
 ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
 echo "stats():inc against the Lua table (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_ltap")x;" \
 	"per round: $(paste -d/ <(printf '%s\n' "${ls_cpu[@]}") <(printf '%s\n' "${lt_cpu[@]}") |
+		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"
+echo "s:by against the floor (tracer CPU) per round: $(paste -d/ <(printf '%s\n' "${lf_cpu[@]}") <(printf '%s\n' "${fl_cpu[@]}") |
 		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"
 if [[ -n $LB ]]; then
 	echo "stats():inc against BASE's (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_basestat")x"

@@ -284,7 +284,7 @@ static __attribute__((noinline)) int feed_keyed(struct ltap_ctx *ctx, struct lta
 
 	if (fp->by_task) {
 		c = &fp->fast.cache[(unsigned)tid % LTAP_FEED_CACHE];
-		if (c->tid == tid && c->pgen == *fp->fast.pgen && c->agen == *fp->fast.agen && c->slot >= 0) {
+		if (ltap_feed_cache_valid(&fp->fast, c, tid) && c->slot >= 0) {
 			value.v.i = 1; /* a count: nothing to read */
 			if (fp->value.src != SRC_ONE && feed_part(ctx, fp, &fp->value, tid, r, rec, rr->size, &value))
 				return 0;

@@ -34,13 +34,20 @@ struct ltap_feed_fast {
 	struct ltap_feed_cached cache[LTAP_FEED_CACHE];
 };
 
+/* Whether c still holds tid's slot: the task table and the aggregate's
+ * keys as they were when it was kept. */
+static inline int ltap_feed_cache_valid(const struct ltap_feed_fast *f, const struct ltap_feed_cached *c, int tid)
+{
+	return c->tid == tid && c->pgen == *f->pgen && c->agen == *f->agen;
+}
+
 /* 1 when the event of tid was counted here (its task's count kept),
  * else 0 and nothing done: p's cfn does the rest. */
 static inline int ltap_feed_counted(struct ltap_feed_fast *f, int tid)
 {
 	struct ltap_feed_cached *c = &f->cache[(unsigned)tid % LTAP_FEED_CACHE];
 
-	if (!f->count_by_task || c->tid != tid || c->pgen != *f->pgen || c->agen != *f->agen || !c->count)
+	if (!f->count_by_task || !ltap_feed_cache_valid(f, c, tid) || !c->count)
 		return 0;
 	++*c->count;
 	return 1;

@@ -12,6 +12,7 @@
 #include "ctx.h"
 #include "log.h"
 #include "loop.h"
+#include "lower.h"
 #include "options.h"
 
 #include <lauxlib.h>
@@ -96,6 +97,8 @@ int ltap_call(struct ltap_ctx *ctx, int nargs, int nres)
 		lua_sethook(L, call_interrupt_hook, LUA_MASKCOUNT, 1);
 	st = lua_pcall(L, nargs, nres, ctx->msgh_slot);
 	ctx->in_call = outer;
+	if (ctx->lower_armed)
+		ltap_lower_disarm(ctx); /* what the call changed is checked before a lowered handler's next event */
 	if (st == LUA_OK && !(ctx->run.end & LTAP_END_NOLUA))
 		return 0;
 	if (ctx->run.end & LTAP_END_NOLUA) {

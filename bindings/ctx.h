@@ -141,6 +141,7 @@ struct ltap_ctx {
 	struct ltap_evdesc **by_id;
 	int nids;
 	struct ltap_probe *probes, **probes_tail;
+	struct ltap_lower *lower_armed; /* lowered probes checked since Lua last ran (lower.h) */
 	int nprobes;
 	int ntimers;
 

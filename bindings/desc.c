@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "kinds.h"
 #include "log.h"
+#include "lower.h"
 #include "proc.h"
 #include "source.h"
 #include "symfield.h"
@@ -142,7 +143,8 @@ struct ltap_probe *ltap_probe_on(struct ltap_ctx *ctx, struct ltap_evdesc *d, in
 	else
 		snprintf(p->spec, sizeof p->spec, "profile");
 	p->handler = handler;
-	if ((f = desc_feed(ctx, handler)) != NULL && ltap_feed_bind(ctx, p, f, ctx->why, sizeof ctx->why)) {
+	if ((f = desc_feed(ctx, handler)) != NULL ? ltap_feed_bind(ctx, p, f, ctx->why, sizeof ctx->why)
+						   : ltap_lower_try(ctx, p)) {
 		free(p->filter);
 		free(p);
 		return NULL;
@@ -459,6 +461,7 @@ void ltap_descs_free(struct ltap_ctx *ctx)
 			ltap_filter_free(p->ufilter);
 		if (p->cdata_owned)
 			free(p->cdata);
+		ltap_lower_free(p);
 		free(p->filter);
 		free(p);
 	}

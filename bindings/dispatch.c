@@ -12,6 +12,7 @@
 #include "eventud.h"
 #include "filter.h"
 #include "loop.h"
+#include "lower.h"
 #include "lstackcount.h"
 #include "proc.h"
 #include "source.h"
@@ -134,7 +135,8 @@ int ltap_dispatch_event(void *ud, const struct ltap_rec *r)
 				break;
 			continue;
 		}
-		if (p->cfn) {
+		/* a lowered handler's feed, while the handler has what it had */
+		if (p->cfn && (!p->lower || p->lower->armed || ltap_lower_arm(ctx, p) == 0)) {
 			if (p->cfn(ctx, p, d, pr) != 0)
 				break;
 			continue;

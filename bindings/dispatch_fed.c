@@ -10,13 +10,15 @@
 #include "ctx.h"
 #include "evdesc.h"
 #include "feed.h"
+#include "lower.h"
 #include "stream.h"
 
 #include <string.h>
 
 /* d's fed count: its one probe an s:by count by the task, with nothing
  * else asked of the event (no user-space filter, no call chain, no task
- * event to observe, no copies for stack probes) */
+ * event to observe, no copies for stack probes); a handler run in C as
+ * such a count too, whose increment waits while it is not armed (lower.h) */
 static struct ltap_feed_fast *fed_count(const struct ltap_evdesc *d)
 {
 	const struct ltap_probe *p = d->probes;
@@ -24,6 +26,8 @@ static struct ltap_feed_fast *fed_count(const struct ltap_evdesc *d)
 	if (!p || p->next_same || d->copies || d->ops->observe || p->cfn != ltap_feed_event || p->ufilter ||
 	    p->stack || p->freq || p->count)
 		return NULL;
+	if (p->lower)
+		return p->lower->count_by_task ? p->cdata : NULL;
 	return ((struct ltap_feed_fast *)p->cdata)->count_by_task ? p->cdata : NULL;
 }
 

@@ -44,6 +44,7 @@ struct ltap_probe {
 	int (*cfn)(struct ltap_ctx *ctx, struct ltap_probe *p, struct ltap_evdesc *d, const struct ltap_rec *r);
 	void *cdata;
 	int cdata_owned;              /* cdata is the probe's: freed with it (a feed's) */
+	struct ltap_lower *lower;     /* the feed stands for its Lua handler (lower.h), or NULL */
 	char where[128];              /* "file:line:" of the declaration */
 	/* hits: events that reached the handler (or count), an increment on
 	 * the per-event path; the rest is probestats.c's, once a second */

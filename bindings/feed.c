@@ -397,6 +397,27 @@ fail:
 	return -1;
 }
 
+int ltap_feed_bind_names(struct ltap_ctx *ctx, struct ltap_probe *p, struct stats *s, const char *const *keys,
+			 int nkeys, const char *value, char *why, size_t len)
+{
+	struct feed f = {.s = s, .nkeys = nkeys};
+
+	if (nkeys > LTAP_AGG_MAX_PARTS || (value && !feed_name_ok(value))) {
+		snprintf(why, len, "not a feed");
+		return -1;
+	}
+	for (int i = 0; i < nkeys; i++) {
+		if (!feed_name_ok(keys[i])) {
+			snprintf(why, len, "not a feed");
+			return -1;
+		}
+		strcpy(f.keys[i], keys[i]);
+	}
+	if (value)
+		strcpy(f.value, value);
+	return ltap_feed_bind(ctx, p, &f, why, len);
+}
+
 static int feed_tostring(lua_State *L)
 {
 	struct feed *f = luaL_checkudata(L, 1, FEED_MT);

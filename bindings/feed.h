@@ -12,6 +12,7 @@ struct ltap_ctx;
 struct ltap_evdesc;
 struct ltap_probe;
 struct ltap_rec;
+struct stats;
 
 /* A key made of the task only (comm, pid, tid, name, an event's own
  * syscall): its slot kept by tid, so a run of one task's events reads no
@@ -62,6 +63,11 @@ struct feed *ltap_feed_test(lua_State *L, int idx);
  * now on: the names resolved for the event. 0, or -1 with why ("kmalloc
  * has no field 'bytes'"). */
 int ltap_feed_bind(struct ltap_ctx *ctx, struct ltap_probe *p, const struct feed *f, char *why, size_t len);
+/* The same as ltap_feed_bind for s:by(KEYS, VALUE) on s, without the
+ * feed object (lower.c: a handler that does what a feed does); value NULL
+ * for a count. */
+int ltap_feed_bind_names(struct ltap_ctx *ctx, struct ltap_probe *p, struct stats *s, const char *const *keys,
+			 int nkeys, const char *value, char *why, size_t len);
 /* the ltap.feed type, and s:by(KEYS, [VALUE]) added to ltap.stats (after
  * stats.c made its metatable) */
 void ltap_open_feed(lua_State *L, struct ltap_ctx *ctx);

@@ -27,6 +27,7 @@
 #include "lcounter.h"
 #include "log.h"
 #include "loop.h"
+#include "lower.h"
 #include "memory.h"
 #include "metrics_serve.h"
 #include "metrics_set.h"
@@ -958,6 +959,8 @@ int ltap_ctx_step(struct ltap_ctx *ctx, int timeout_ms)
 		ltap_err("step: the host is not running (ltap_host_start first)");
 		return -EINVAL;
 	}
+	if (ctx->lower_armed)
+		ltap_lower_disarm(ctx); /* the host's own Lua may have run since the last step */
 	r = ltap_loop_step(ctx->loop, timeout_ms);
 	if (r < 0)
 		ltap_run_end(ctx, LTAP_END_ERROR);

@@ -106,8 +106,10 @@ void ltap_probes_report(struct ltap_ctx *ctx)
 			  probes_thousands(secs > 0 ? (uint64_t)((double)p->hits / secs + 0.5) : 0, r, sizeof r), secs);
 }
 
-/* ltap.probe_hits() -> {{spec=, where=, hits=, costly=}, ...}: every
- * probe declared, in declaration order, with its hits so far */
+/* ltap.probe_hits() -> {{spec=, where=, hits=, costly=, in_c=}, ...}:
+ * every probe declared, in declaration order, with its hits so far; in_c
+ * when its events are handled in C (s:by, a handler run in C, ltap.offcpu,
+ * a profile's counts) */
 int probestats_hits(lua_State *L)
 {
 	struct ltap_ctx *ctx = ltap_ctx_get(L);
@@ -115,7 +117,7 @@ int probestats_hits(lua_State *L)
 
 	lua_newtable(L);
 	for (struct ltap_probe *p = ctx->probes; p; p = p->next) {
-		lua_createtable(L, 0, 4);
+		lua_createtable(L, 0, 5);
 		lua_pushstring(L, p->spec);
 		lua_setfield(L, -2, "spec");
 		lua_pushstring(L, p->where);
@@ -124,6 +126,8 @@ int probestats_hits(lua_State *L)
 		lua_setfield(L, -2, "hits");
 		lua_pushboolean(L, p->costly);
 		lua_setfield(L, -2, "costly");
+		lua_pushboolean(L, p->cfn || p->count);
+		lua_setfield(L, -2, "in_c");
 		lua_rawseti(L, -2, ++i);
 	}
 	return 1;

@@ -10,6 +10,7 @@
 #include "event.h"
 #include "lcommand.h"
 #include "loop.h"
+#include "lower.h"
 #include "options.h"
 #include "source.h"
 #include "targetopt.h"
@@ -87,6 +88,8 @@ int run_drain(lua_State *L)
 	ltap_dispatch_slots(T, ctx);
 	ctx->L = T;
 	ctx->run.in_loop = 1;
+	if (ctx->lower_armed)
+		ltap_lower_disarm(ctx); /* the hook calling drain ran Lua */
 	ltap_loop_drain(ctx->loop, ltap_now());
 	ctx->run.in_loop = 0;
 	ctx->L = outer_L;

@@ -714,6 +714,31 @@ int stats_new(lua_State *L)
 	return 1;
 }
 
+/* ------------------------------------------------ for lower.c */
+
+const void *ltap_stats_bound_method(lua_State *L, int obj, const char *name)
+{
+	lua_CFunction want = strcmp(name, "inc") == 0 ? stats_inc : strcmp(name, "add") == 0 ? stats_add : NULL;
+	const void *m;
+
+	obj = lua_absindex(L, obj);
+	if (!want || !ltap_stats_test(L, obj))
+		return NULL;
+	lua_pushstring(L, name);
+	if (lua_rawget(L, obj) != LUA_TFUNCTION || lua_tocfunction(L, -1) != want) {
+		lua_pop(L, 1);
+		return NULL;
+	}
+	m = lua_topointer(L, -1);
+	lua_getupvalue(L, -1, 2); /* UP_OBJECT */
+	if (lua_topointer(L, -1) != lua_topointer(L, obj)) {
+		lua_pop(L, 2);
+		return NULL;
+	}
+	lua_pop(L, 1);
+	return m;
+}
+
 /* ---------------------------------------------- reading, for metrics.c */
 
 void ltap_stats_shape(const struct stats *s, struct ltap_stats_shape *sh)

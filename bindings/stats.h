@@ -53,6 +53,10 @@ extern const char *const ltap_stats_figure_names[];
 /* raises "stats: out of memory" */
 int ltap_stats_nomem(lua_State *L);
 
+/* When the object at obj's own field name ("inc" or "add") is still its
+ * method bound to it (s.inc = f replaces it): the method, pushed, and its
+ * address; else NULL and nothing pushed (lower.c). */
+const void *ltap_stats_bound_method(lua_State *L, int obj, const char *name);
 void ltap_open_stats(lua_State *L, struct ltap_ctx *ctx);
 /* read by metrics.c (the aggregate's layout stays here) */
 struct ltap_stats_shape {

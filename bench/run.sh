@@ -7,6 +7,11 @@
 #   LTAP=/path/to/ltap sudo -E bench/run.sh
 #   sudo BASE=/other/build/ltap bench/run.sh   a second ltap measured beside in every round
 #                                              (its Lua table and its stats():inc)
+#
+# ltap's rows: its Lua table (a handler: n[e.comm] = (n[e.comm] or 0) + 1),
+# stats():inc as a handler (function(e) n:inc(e.comm) end, which ltap runs in
+# C: bindings/lower.c), the same called from Lua (a shape not run in C), and
+# s:by (the aggregate fed in C, by name).
 #   sudo FILTER=comm bench/run.sh      every tool filters on comm in the kernel
 #
 # Like with like: by default no tool gets a predicate (each counts every
@@ -145,6 +150,11 @@ gcc -O2 -I "$TOP/runtime" -o "$FLOOR" "$HERE/floor.c" || die "cannot compile ben
 finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "table" and v.count or v) end end)
 EOF2
 } >"$TMP/count_stats.lua"
+# the same handler in a shape ltap does not run in C (bindings/lower.c): a
+# Lua call per event, into stats():inc
+{ echo 'local n = stats()'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}function(e) local c = e.comm n:inc(c) end)"
+  echo 'finish(function() for k, v in sorted(n) do printf("%s %d\n", k, type(v) == "table" and v.count or v) end end)'
+} >"$TMP/count_statscall.lua"
 
 # and the aggregate fed in C, with no Lua per event (s:by)
 { echo 'local n = stats()'; echo "probe(\"syscalls:sys_enter_getppid\", ${LT_FILTER}n:by(\"comm\"))"
@@ -157,6 +167,7 @@ declare -a lt_w lt_cpu lt_cnt lt_lost lt_miss lt_att
 declare -a lb_w lb_cpu lb_cnt lb_lost lb_miss lb_att
 declare -a lc_w lc_cpu lc_cnt lc_lost lc_miss lc_att
 declare -a ls_w ls_cpu ls_cnt ls_lost ls_miss ls_att
+declare -a lk_w lk_cpu lk_cnt lk_lost lk_miss lk_att
 declare -a fl_w fl_cpu fl_cnt fl_lost fl_att
 declare -a lf_w lf_cpu lf_cnt lf_lost lf_miss lf_att
 
@@ -269,7 +280,7 @@ round_ltap() {     # round_ltap BIN PREFIX [SCRIPT]: PREFIX lt (LTAP), lb (BASE)
 	cnts+=("${cnt:-0}")
 	lost=$(sed -n 's/^ltap: lost \([0-9]*\) events.*/\1/p' "$err")
 	losts+=("${lost:-0}"); miss+=("$((N - ${cnt:-0}))")
-	grep -v -e '^ltap: attached in' -e '^ltap: lost' -e '^ltap: command' -e '^ltap: clock: ' -e '^ltap: probe' "$err" >&2
+	grep -v -e '^ltap: attached in' -e '^ltap: .*the handler runs in C' -e '^ltap: lost' -e '^ltap: command' -e '^ltap: clock: ' -e '^ltap: probe' "$err" >&2
 	check_clean ltap
 }
 
@@ -281,6 +292,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	printf ', floor'; round_floor
 	printf ', ltap'; round_ltap "$LT" lt
 	printf ', ltap stats()'; round_ltap "$LT" ls "$TMP/count_stats.lua"
+	printf ', ltap stats() called'; round_ltap "$LT" lk "$TMP/count_statscall.lua"
 	printf ', ltap s:by'; round_ltap "$LT" lf "$TMP/count_feed.lua"
 	[[ -n $LB ]] && { printf ', ltap (BASE)'; round_ltap "$LB" lb; }
 	[[ -n $LB ]] && { printf ', ltap stats() (BASE)'; round_ltap "$LB" lc "$TMP/count_stats.lua"; }
@@ -363,6 +375,7 @@ row perf "${pf_w[*]}" "${pf_cpu[*]}" "$(cell "${pf_cnt[@]}")" "$(cell "${pf_lost
 row floor "${fl_w[*]}" "${fl_cpu[*]}" "$(cell "${fl_cnt[@]}")" "$(cell "${fl_lost[@]}")"
 row ltap "${lt_w[*]}" "${lt_cpu[*]}" "$(cell "${lt_cnt[@]}")" "$(cell "${lt_lost[@]}")"
 row stats "${ls_w[*]}" "${ls_cpu[*]}" "$(cell "${ls_cnt[@]}")" "$(cell "${ls_lost[@]}")"
+row statcall "${lk_w[*]}" "${lk_cpu[*]}" "$(cell "${lk_cnt[@]}")" "$(cell "${lk_lost[@]}")"
 row feed "${lf_w[*]}" "${lf_cpu[*]}" "$(cell "${lf_cnt[@]}")" "$(cell "${lf_lost[@]}")"
 [[ -n $LB ]] && row base "${lb_w[*]}" "${lb_cpu[*]}" "$(cell "${lb_cnt[@]}")" "$(cell "${lb_lost[@]}")"
 [[ -n $LB ]] && row basestat "${lc_w[*]}" "${lc_cpu[*]}" "$(cell "${lc_cnt[@]}")" "$(cell "${lc_lost[@]}")"
@@ -380,6 +393,7 @@ printf '  %-22s %s\n' "ltap wall ns" "${lt_w[*]}" "ltap cpu ns" "${lt_cpu[*]}" "
 printf '  %-22s %s\n' "ltap lost (reported)" "${lt_lost[*]}" "ltap N - counted" "${lt_miss[*]}"
 printf '  %-22s %s\n' "floor cpu ns" "${fl_cpu[*]}" "floor counted" "${fl_cnt[*]}" "floor lost" "${fl_lost[*]}"
 printf '  %-22s %s\n' "stats() cpu ns" "${ls_cpu[*]}" "stats() counted" "${ls_cnt[*]}" "stats() lost (reported)" "${ls_lost[*]}"
+printf '  %-22s %s\n' "stats() called cpu ns" "${lk_cpu[*]}" "stats() called counted" "${lk_cnt[*]}" "stats() called lost" "${lk_lost[*]}"
 printf '  %-22s %s\n' "s:by cpu ns" "${lf_cpu[*]}" "s:by counted" "${lf_cnt[*]}" "s:by lost (reported)" "${lf_lost[*]}"
 [[ -n $LB ]] && printf '  %-22s %s\n' "BASE wall ns" "${lb_w[*]}" "BASE cpu ns" "${lb_cpu[*]}" "BASE counted" "${lb_cnt[*]}"
 [[ -n $LB ]] && printf '  %-22s %s\n' "BASE stats cpu ns" "${lc_cpu[*]}" "BASE stats counted" "${lc_cnt[*]}"
@@ -393,12 +407,16 @@ t_bt=$(awk -v a="$SLOW_ltap" -v c="$CPU_ltap" -v b="$SLOW_bpftrace" -v d="$CPU_b
 echo "ratios: slowdown ltap/bpftrace = $r_bt, ltap/perf = $r_pf;" \
 	"(slowdown + tracer CPU) ltap/bpftrace = $t_bt"
 echo "tracer CPU against the floor's: ltap (Lua table) $(awk -v a="$CPU_ltap" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
-	"ltap stats():inc $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
+	"ltap stats():inc handler (run in C) $(awk -v a="$CPU_stats" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
+	"ltap stats():inc called from Lua $(awk -v a="$CPU_statcall" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x," \
 	"ltap s:by (in C) $(awk -v a="$CPU_feed" -v b="$CPU_floor" 'BEGIN {printf "%.2f", a / b}')x;" \
 	"(slowdown + tracer CPU) of s:by against bpftrace's: $(awk -v a="$SLOW_feed" -v c="$CPU_feed" -v b="$SLOW_bpftrace" -v d="$CPU_bpftrace" 'BEGIN {if (b + d > 0) printf "%.2f", (a + c) / (b + d); else print "n/a"}')x"
 ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
-echo "stats():inc against the Lua table (tracer CPU): $(ratio_of "$CPU_stats" "$CPU_ltap")x;" \
-	"per round: $(paste -d/ <(printf '%s\n' "${ls_cpu[@]}") <(printf '%s\n' "${lt_cpu[@]}") |
+echo "stats():inc against the Lua table (tracer CPU): handler $(ratio_of "$CPU_stats" "$CPU_ltap")x," \
+	"called from Lua $(ratio_of "$CPU_statcall" "$CPU_ltap")x;" \
+	"called from Lua, per round: $(paste -d/ <(printf '%s\n' "${lk_cpu[@]}") <(printf '%s\n' "${lt_cpu[@]}") |
+		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"
+echo "stats():inc handler against the floor (tracer CPU) per round: $(paste -d/ <(printf '%s\n' "${ls_cpu[@]}") <(printf '%s\n' "${fl_cpu[@]}") |
 		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"
 echo "s:by against the floor (tracer CPU) per round: $(paste -d/ <(printf '%s\n' "${lf_cpu[@]}") <(printf '%s\n' "${fl_cpu[@]}") |
 		awk -F/ '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2}')"

@@ -467,6 +467,7 @@ void ltap_descs_free(struct ltap_ctx *ctx)
 	}
 	ctx->probes = NULL;
 	ctx->probes_tail = &ctx->probes;
+	ctx->lower_armed = NULL; /* the list of lowered probes went with them */
 	for (int id = 0; id < ctx->nids; id++) {
 		struct ltap_evdesc *d = ctx->by_id[id];
 		if (!d)

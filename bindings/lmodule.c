@@ -12,6 +12,7 @@
 #include "ctx.h"
 #include "host.h"
 #include "loop.h"
+#include "lower.h"
 #include "options.h"
 #include "parse.h"
 #include "sources.h"
@@ -137,6 +138,8 @@ static void lmodule_log(void *ud, enum ltap_log_level level, const char *msg)
 	lua_pushstring(L, msg);
 	if (lua_pcall(L, 2, 0, 0) != LUA_OK)
 		lua_pop(L, 1); /* a log function that fails loses its message */
+	if (ctx->lower_armed)
+		ltap_lower_disarm(ctx); /* Lua ran, maybe in the middle of a run's events */
 }
 
 static int lmodule_setup(lua_State *L)

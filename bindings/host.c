@@ -576,6 +576,7 @@ static int ctx_attach(struct ltap_ctx *ctx)
 		ltap_loop_set_hooks(ctx->loop, &h);
 		ltap_debug("probes: %d event%s counted in C from the ring (the fed path)", fed, fed == 1 ? "" : "s");
 	}
+	ltap_lower_report(ctx);
 	ltap_dispatch_gate_order(ctx);
 	ctx_settle(ctx);
 	ctx->start_time = ctx_span(ctx, &end);

@@ -59,7 +59,8 @@ static void lower_template(char *buf, size_t len, const char *method, int nkeys)
 
 static int k_is(const struct ltap_luafn *f, int i, const char *s)
 {
-	return f->k[i].kind == LTAP_LUAK_STRING && f->k[i].len == strlen(s) && memcmp(f->k[i].bytes, s, f->k[i].len) == 0;
+	return f->k[i].kind == LTAP_LUAK_STRING && f->k[i].len == strlen(s) &&
+	       memcmp(f->k[i].bytes, s, f->k[i].len) == 0;
 }
 
 /* the handler h against the template t: the names into sh; 0 when equal */
@@ -165,6 +166,19 @@ static int lower_name_ok(const struct ltap_evdesc *d, const char *name)
 	return 0;
 }
 
+/* what the handler runs as, in s:by's words: "comm", {"comm", "pid"}, "bytes" */
+static void lower_describe(char *by, size_t len, const struct lower_shape *sh)
+{
+	int add = strcmp(sh->method, "add") == 0;
+	size_t n = 0;
+
+	for (int i = 0; i < sh->nkeys && n < len; i++)
+		n += (size_t)snprintf(by + n, len - n, "%s\"%s\"", i ? ", " : sh->nkeys > 1 ? "{" : "", sh->names[i]);
+	if (n < len)
+		snprintf(by + n, len - n, "%s%s%s%s", sh->nkeys > 1 ? "}" : "", add ? ", \"" : "",
+			 add ? sh->names[sh->nkeys] : "", add ? "\"" : "");
+}
+
 static void lower_arm_on(struct ltap_ctx *ctx, struct ltap_lower *lw)
 {
 	struct ltap_feed_fast *fast = lw->p->cdata;
@@ -228,16 +242,7 @@ int ltap_lower_try(struct ltap_ctx *ctx, struct ltap_probe *p)
 	lw->count_by_task = ((struct ltap_feed_fast *)p->cdata)->count_by_task;
 	p->lower = lw;
 	lower_arm_on(ctx, lw);
-	{
-		char by[4 * 70] = "";
-		size_t n = 0;
-		for (int i = 0; i < sh.nkeys; i++)
-			n += (size_t)snprintf(by + n, sizeof by - n, "%s\"%s\"", i ? ", " : sh.nkeys > 1 ? "{" : "",
-					      sh.names[i]);
-		snprintf(by + n, sizeof by - n, "%s%s%s%s", sh.nkeys > 1 ? "}" : "", lw->method_name[0] == 'a' ? ", \"" : "",
-			 lw->method_name[0] == 'a' ? sh.names[sh.nkeys] : "", lw->method_name[0] == 'a' ? "\"" : "");
-		ltap_debug("%sthe handler runs in C, as s:by(%s)", p->where, by);
-	}
+	lower_describe(lw->by, sizeof lw->by, &sh);
 out:
 	lua_settop(L, top);
 	return r;
@@ -293,6 +298,13 @@ void ltap_lower_disarm(struct ltap_ctx *ctx)
 		/* the fed path's increment (dispatch_fed.c) waits for the check */
 		((struct ltap_feed_fast *)lw->p->cdata)->count_by_task = 0;
 	}
+}
+
+void ltap_lower_report(struct ltap_ctx *ctx)
+{
+	for (const struct ltap_probe *p = ctx->probes; p; p = p->next)
+		if (p->lower)
+			ltap_debug("%sthe handler runs in C, as s:by(%s)", p->where, p->lower->by);
 }
 
 void ltap_lower_free(struct ltap_probe *p)

@@ -19,6 +19,7 @@ struct ltap_lower {
 	int armed;                   /* checked since Lua last ran: on ctx->lower_armed */
 	int count_by_task;           /* the feed's, which is 0 while not armed (feed.h) */
 	struct ltap_lower *next_armed;
+	char by[4 * 70];             /* what it runs as: "\"comm\"", "{\"comm\", \"pid\"}, \"bytes\"" */
 };
 
 /* At p's declaration: when its handler is exactly
@@ -35,6 +36,9 @@ int ltap_lower_arm(struct ltap_ctx *ctx, struct ltap_probe *p);
 /* Lua ran (a handler, a timer, a hook, the host's own code between
  * steps): every armed probe is checked before its next event. */
 void ltap_lower_disarm(struct ltap_ctx *ctx);
+/* -v: each probe whose handler runs in C, as what (at start: a module's
+ * declarations log nowhere) */
+void ltap_lower_report(struct ltap_ctx *ctx);
 /* p's lowering freed with p (ltap_descs_free) */
 void ltap_lower_free(struct ltap_probe *p);
 

@@ -89,6 +89,36 @@ print(string.format("require: getppid %d, status %d, ltap.state %s", n, status, 
 LUA
   LD_PRELOAD=$SAN_PRELOAD host "$(command -v lua5.4)" $WORK/req.lua > $WORK/example.txt 2> $WORK/example.err || fail "lua5.4 failed"
   expect_grep "require \"ltap\" counted $N" "^require: getppid $N, status 0, ltap.state ended$" $WORK/example.txt
+  # a handler run in C (s:inc(e.comm): bindings/lower.c), system-wide (the
+  # fed path), whose aggregate the host's own code replaces between steps,
+  # after 1000 calls counted and before N more: those in the first, these
+  # in the second (the step checks what the host's code may have changed)
+  cat > $WORK/lowered.lua <<LUA
+local ltap = require "ltap"
+local s = ltap.stats()
+local first = s
+ltap.probe("syscalls:sys_enter_getppid", function(e) s:inc(e.comm) end)
+ltap.options{all = true}
+ltap.start()
+local in_c = ltap.probe_hits()[1].in_c
+local function count(x) return (x:get("getppid_loop") or {count = 0}).count end
+local function step_until(x, n)
+  for _ = 1, 2000 do if count(x) >= n then return end ltap.step(10) end
+end
+os.execute("${NOPRE[*]} $PROGS/getppid_loop 1000 > /dev/null")
+step_until(first, 1000)
+s = ltap.stats()
+os.execute("${NOPRE[*]} $PROGS/getppid_loop $N > /dev/null")
+step_until(s, $N)
+ltap.stop()
+while ltap.step(10) do end
+print(string.format("lowered: in C %s, first %d, second %d, in C after %s", tostring(in_c), count(first), count(s),
+  tostring(ltap.probe_hits()[1].in_c)))
+LUA
+  LD_PRELOAD=$SAN_PRELOAD host "$(command -v lua5.4)" $WORK/lowered.lua > $WORK/example.txt 2> $WORK/example.err || fail "lua5.4 failed (lowered)"
+  cat $WORK/example.txt
+  expect_grep "the swap between steps seen by the handler run in C" \
+    "^lowered: in C true, first 1000, second $N, in C after false$" $WORK/example.txt
   rm -f $WORK/gate
   LD_PRELOAD=$SAN_PRELOAD host "$(command -v lua5.4)" "$SRCDIR/examples/luv_count.lua" "${NOPRE[@]}" "$PROGS/getppid_loop" $N \
     @$WORK/gate > $WORK/example.txt 2> $WORK/example.err & STARTED+=($!)

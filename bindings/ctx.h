@@ -142,6 +142,7 @@ struct ltap_ctx {
 	int nids;
 	struct ltap_probe *probes, **probes_tail;
 	struct ltap_lower *lower_armed; /* lowered probes checked since Lua last ran (lower.h) */
+	int lower_hinted;               /* the last handler -v said could run in C (lower.c) */
 	int nprobes;
 	int ntimers;
 

@@ -95,13 +95,36 @@ static int lower_same(const struct ltap_luafn *h, const struct ltap_luafn *t, st
 			return -1;
 		}
 	}
-	return named == sh->nkeys + (strcmp(sh->method, "add") == 0) ? 0 : -1;
+	return named == sh->nkeys + (sh->method && strcmp(sh->method, "add") == 0) ? 0 : -1;
 }
 
-/* The shape of the Lua function at idx, or -1 for any other function. */
+/* h against the template compiled from src: 0 when equal (the names in sh) */
+static int lower_against(lua_State *L, const struct ltap_luafn *h, const char *src, struct lower_shape *sh)
+{
+	struct ltap_luafn t;
+	int r;
+
+	if (luaL_loadstring(L, src) != LUA_OK) {
+		lua_pop(L, 1);
+		return -1;
+	}
+	if (lua_pcall(L, 0, 1, 0) != LUA_OK || ltap_luafn_read(L, -1, LOWER_MAX_DUMP, &t)) {
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_pop(L, 1);
+	r = lower_same(h, &t, sh);
+	ltap_luafn_free(&t);
+	return r;
+}
+
+/* The shape of the Lua function at idx, or -1 for any other function. A
+ * handler counting into a Lua table, n[e.K] = (n[e.K] or 0) + 1, is the
+ * shape with no method: not run in C (lower.h), only named by -v. */
 static int lower_match(lua_State *L, int idx, struct lower_shape *sh)
 {
-	struct ltap_luafn h, t;
+	static const char table_count[] = "local n return function(e) n[e.k1__] = (n[e.k1__] or 0) + 1 end";
+	struct ltap_luafn h;
 	char src[160];
 	int r = -1;
 
@@ -110,7 +133,7 @@ static int lower_match(lua_State *L, int idx, struct lower_shape *sh)
 	/* the method's name is the first constant; the names follow, so their
 	 * number says which template to compile */
 	memset(sh, 0, sizeof *sh);
-	if (h.numparams != 1 || h.nupv != 1 || h.nk < 2)
+	if (h.numparams != 1 || h.nupv != 1 || h.nk < 1)
 		goto out;
 	if (k_is(&h, 0, "inc")) {
 		sh->method = "inc";
@@ -118,23 +141,17 @@ static int lower_match(lua_State *L, int idx, struct lower_shape *sh)
 	} else if (k_is(&h, 0, "add")) {
 		sh->method = "add";
 		sh->nkeys = h.nk - 2;
+	} else if (h.nk == 1) {
+		sh->nkeys = 1;
+		r = lower_against(L, &h, table_count, sh);
+		goto out;
 	} else {
 		goto out;
 	}
 	if (sh->nkeys < 1 || sh->nkeys > LOWER_MAX_KEYS)
 		goto out;
 	lower_template(src, sizeof src, sh->method, sh->nkeys);
-	if (luaL_loadstring(L, src) != LUA_OK) {
-		lua_pop(L, 1);
-		goto out;
-	}
-	if (lua_pcall(L, 0, 1, 0) != LUA_OK || ltap_luafn_read(L, -1, LOWER_MAX_DUMP, &t)) {
-		lua_pop(L, 1);
-		goto out;
-	}
-	lua_pop(L, 1);
-	r = lower_same(&h, &t, sh);
-	ltap_luafn_free(&t);
+	r = lower_against(L, &h, src, sh);
 out:
 	ltap_luafn_free(&h);
 	return r;
@@ -206,6 +223,15 @@ int ltap_lower_try(struct ltap_ctx *ctx, struct ltap_probe *p)
 	fn = lua_gettop(L);
 	if (lower_match(L, fn, &sh))
 		goto out;
+	if (!sh.method) {
+		/* the table count: said once per handler (a glob's events share it) */
+		if (ctx->lower_hinted != p->handler)
+			ltap_debug("%sthe handler counts into a Lua table, a Lua call per event; stats() and "
+				   "function(e) s:inc(e.%s) end would count in C (docs/lua-api.md, Handlers run in C)",
+				   p->where, sh.names[0]);
+		ctx->lower_hinted = p->handler;
+		goto out;
+	}
 	for (int i = 0; i < sh.nkeys + (strcmp(sh.method, "add") == 0); i++)
 		if (!lower_name_ok(p->desc, sh.names[i]))
 			goto out;

@@ -53,4 +53,19 @@ ltap $version"
     rm -rf "$dir" "$dir.log"
   done
 done
-[[ $fails == 0 ]] && echo "ok: 10 builds" || exit 1
+# the libFuzzer harnesses (-DLTAP_FUZZ=ON, clang, tests/fuzz/README.md) build
+# with the same generator and run their seed corpora once: no suite test
+# builds them otherwise, and twice they broke unnoticed
+dir=$work/fuzz
+start=$(date +%s.%N)
+if ! CC=clang cmake "${gen[@]}" -S "$work/src" -B "$dir" -DLTAP_FUZZ=ON -DLTAP_WERROR=ON -DLTAP_MAN=OFF >"$dir.log" 2>&1 ||
+   ! cmake --build "$dir" -j2 --target fuzz_text fuzz_ringpage fuzz_tracedat fuzz_perfdata fuzz_format >>"$dir.log" 2>&1; then
+  echo "FAIL: the fuzz harnesses do not build:"; grep -E 'error|warning' "$dir.log" | head -20
+  fails=$((fails + 1))
+elif ! (cd "$dir" && ctest -L fuzz >>"$dir.log" 2>&1); then
+  echo "FAIL: a fuzz harness fails on its seeds:"; tail -20 "$dir.log"
+  fails=$((fails + 1))
+else
+  printf "ok: the fuzz harnesses, their seeds (%.1f s)\n" "$(echo "$(date +%s.%N) - $start" | bc)"
+fi
+[[ $fails == 0 ]] && echo "ok: 10 builds, the fuzz harnesses" || exit 1

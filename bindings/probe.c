@@ -13,6 +13,7 @@
 #include "desc.h"
 #include "evdesc.h"
 #include "feed.h"
+#include "host.h"
 #include "log.h"
 #include "luprobe.h"
 #include "options.h"
@@ -114,6 +115,7 @@ int probe_probe(lua_State *L)
 	luaL_argexpected(L, lua_type(L, fn) == LUA_TFUNCTION || ltap_feed_test(L, fn), fn, "function or ltap.feed");
 	if (ltap_run_started(ctx))
 		return luaL_error(L, "probe: probes are declared when the script loads, not in handlers");
+	ltap_ctx_log_scope(L, ctx); /* a module's: what the declaration says */
 	ltap_ctx_catalog(L, ctx); /* the first probe opens the sources: their formats */
 	if (ctx->face) {
 		ctx->face->probe(L, ctx, ctx->face, spec, filter, fn);

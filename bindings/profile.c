@@ -6,6 +6,7 @@
 #include "ctx.h"
 #include "desc.h"
 #include "evdesc.h"
+#include "host.h"
 #include "kinds.h"
 #include "lstackcount.h"
 #include "sources.h"
@@ -52,6 +53,7 @@ int profile_profile(lua_State *L)
 		luaL_argexpected(L, lua_type(L, 2) == LUA_TFUNCTION, 2, "function or ltap.stackcount");
 	if (ltap_run_started(ctx))
 		return luaL_error(L, "profile: profiles are declared when the script loads, not in handlers");
+	ltap_ctx_log_scope(L, ctx); /* a module's: what the declaration says */
 	ltap_ctx_catalog(L, ctx); /* the sources: the perf rings' */
 	if (ctx->nprofiles == LTAP_MAX_SYNTHETIC)
 		return luaL_error(L, "profile: at most %d profiles", LTAP_MAX_SYNTHETIC);

@@ -89,6 +89,18 @@ print(string.format("require: getppid %d, status %d, ltap.state %s", n, status, 
 LUA
   LD_PRELOAD=$SAN_PRELOAD host "$(command -v lua5.4)" $WORK/req.lua > $WORK/example.txt 2> $WORK/example.err || fail "lua5.4 failed"
   expect_grep "require \"ltap\" counted $N" "^require: getppid $N, status 0, ltap.state ended$" $WORK/example.txt
+  # a declaration's message (a glob's warning) reaches the module's log, as
+  # a script's reaches stderr; after a declaration that raised too
+  cat > $WORK/decl.lua <<'LUA'
+local ltap = require "ltap"
+print("unknown:", pcall(ltap.probe, "nosuch:event", function() end))
+ltap.probe("syscalls:sys_enter_*", function() end)
+LUA
+  LD_PRELOAD=$SAN_PRELOAD host "$(command -v lua5.4)" $WORK/decl.lua > $WORK/example.txt 2> $WORK/example.err || fail "lua5.4 failed (decl)"
+  cat $WORK/example.txt $WORK/example.err
+  expect_grep "the unknown event raised" "^unknown:	false	.*nosuch" $WORK/example.txt
+  expect_grep "the glob's warning on the module's stderr" \
+    "^ltap: .*decl\.lua:3: probe syscalls:sys_enter_\*: [0-9]+ events enabled" $WORK/example.err
   # a handler run in C (s:inc(e.comm): bindings/lower.c), system-wide (the
   # fed path), whose aggregate the host's own code replaces between steps,
   # after 1000 calls counted and before N more: those in the first, these

@@ -971,32 +971,6 @@ int ltap_ctx_step(struct ltap_ctx *ctx, int timeout_ms)
 	return 0;
 }
 
-static int ctx_log_scope_close(lua_State *L)
-{
-	struct ltap_log_target **prev = lua_touserdata(L, 1);
-
-	ltap_log_leave(*prev);
-	return 0;
-}
-
-void ltap_ctx_log_scope(lua_State *L, struct ltap_ctx *ctx)
-{
-	struct ltap_log_target **prev;
-
-	if (!ctx->module)
-		return;
-	prev = lua_newuserdatauv(L, sizeof *prev, 0);
-	if (luaL_newmetatable(L, "ltap.log_scope")) {
-		lua_pushcfunction(L, ctx_log_scope_close);
-		lua_setfield(L, -2, "__close");
-	}
-	lua_setmetatable(L, -2);
-	/* entered last: nothing above raises with the target entered and no
-	 * slot to leave it */
-	*prev = ltap_log_enter(&ctx->io.log);
-	lua_toclose(L, -1);
-}
-
 int ltap_host_step(ltap_host *h, int timeout_ms)
 {
 	struct ltap_ctx *ctx = HOST(h);

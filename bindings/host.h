@@ -17,10 +17,5 @@ int ltap_ctx_step(struct ltap_ctx *ctx, int timeout_ms);
 /* ltap_host_start and ltap_host_status of a context */
 int ltap_ctx_start(struct ltap_ctx *ctx);
 int ltap_ctx_status(const struct ltap_ctx *ctx);
-/* Under require "ltap", the host's messages go to its log target until
- * the calling C function returns or raises (a to-be-closed slot pushed on
- * L's stack): a declaration (probe, profile) runs straight from the
- * program's Lua, where no host call entered the target. Nothing otherwise. */
-void ltap_ctx_log_scope(lua_State *L, struct ltap_ctx *ctx);
 
 #endif

@@ -6,8 +6,8 @@
 #include "ctx.h"
 #include "desc.h"
 #include "evdesc.h"
-#include "host.h"
 #include "kinds.h"
+#include "logscope.h"
 #include "lstackcount.h"
 #include "sources.h"
 

@@ -39,6 +39,8 @@
 
 #define LOWER_MAX_KEYS 3
 #define LOWER_MAX_DUMP 4096 /* a handler of these shapes dumps to ~100 bytes */
+/* lw->ref's table: the object and method kept alive, the method's name */
+enum { LOWER_REF_OBJECT = 1, LOWER_REF_METHOD, LOWER_REF_NAME, LOWER_REF_N = LOWER_REF_NAME };
 
 struct lower_shape {
 	const char *method; /* "inc", "add" */
@@ -255,11 +257,13 @@ int ltap_lower_try(struct ltap_ctx *ctx, struct ltap_probe *p)
 		free(lw);
 		goto out;
 	}
-	lua_createtable(L, 2, 0);
+	lua_createtable(L, LOWER_REF_N, 0);
 	lua_pushvalue(L, obj);
-	lua_rawseti(L, -2, 1);
+	lua_rawseti(L, -2, LOWER_REF_OBJECT);
 	lua_pushvalue(L, obj + 1); /* the method */
-	lua_rawseti(L, -2, 2);
+	lua_rawseti(L, -2, LOWER_REF_METHOD);
+	lua_pushstring(L, sh.method);
+	lua_rawseti(L, -2, LOWER_REF_NAME);
 	lw->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lw->p = p;
 	lw->object = lua_topointer(L, obj);
@@ -274,18 +278,21 @@ out:
 	return r;
 }
 
-/* whether p's handler still has the aggregate and method it was lowered with */
+/* Whether p's handler still has the aggregate and method it was lowered
+ * with. On the per-event path (an event after any Lua ran): the handler
+ * from the run's fixed slot, the method's name from lw->ref, no lookup by
+ * name. */
 static int lower_holds(struct ltap_ctx *ctx, const struct ltap_lower *lw)
 {
 	lua_State *L = ctx->L;
 	int top = lua_gettop(L), ok;
 
-	lua_getfield(L, LUA_REGISTRYINDEX, "ltap.handlers");
-	lua_rawgeti(L, -1, lw->p->handler);
+	lua_rawgeti(L, ctx->handlers_slot, lw->p->handler);
 	ok = lua_getupvalue(L, -1, 1) != NULL && lua_type(L, -1) == LUA_TTABLE && lua_topointer(L, -1) == lw->object;
 	if (ok) {
-		lua_pushstring(L, lw->method_name);
-		ok = lua_rawget(L, -2) == LUA_TFUNCTION && lua_topointer(L, -1) == lw->method;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, lw->ref);
+		lua_rawgeti(L, -1, LOWER_REF_NAME);
+		ok = lua_rawget(L, -3) == LUA_TFUNCTION && lua_topointer(L, -1) == lw->method;
 	}
 	lua_settop(L, top);
 	return ok;

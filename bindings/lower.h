@@ -15,7 +15,7 @@ struct ltap_lower {
 	struct ltap_probe *p;
 	const void *object, *method; /* the handler's upvalue and its method, when lowered */
 	const char *method_name;     /* "inc" or "add" */
-	int ref;                     /* registry: {object, method}, kept so their addresses stay theirs */
+	int ref;                     /* registry: {object, method, its name}: kept so their addresses stay theirs */
 	int armed;                   /* checked since Lua last ran: on ctx->lower_armed */
 	int count_by_task;           /* the feed's, which is 0 while not armed (feed.h) */
 	struct ltap_lower *next_armed;
@@ -29,9 +29,9 @@ struct ltap_lower {
  * every name one s:by reads as the event object has it, p is fed as by
  * s:by({K...}, V) (feed.c). 0 (lowered or not), -1 out of memory. */
 int ltap_lower_try(struct ltap_ctx *ctx, struct ltap_probe *p);
-/* Before a lowered probe's event, when not armed: 0 when its handler still
- * has its aggregate and method (armed now), else -1 and the probe runs its
- * handler from now on. */
+/* Before a lowered probe's event (in the dispatch: the run's fixed slots),
+ * when not armed: 0 when its handler still has its aggregate and method
+ * (armed now), else -1 and the probe runs its handler from now on. */
 int ltap_lower_arm(struct ltap_ctx *ctx, struct ltap_probe *p);
 /* Lua ran (a handler, a timer, a hook, the host's own code between
  * steps): every armed probe is checked before its next event. */

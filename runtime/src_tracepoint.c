@@ -103,9 +103,23 @@ static void ring_page_done(struct cpu_ring *r)
 	r->count--;
 }
 
+/* The next record of the page rp walks that is not one of ltap's clock
+ * marks (used here, not dispatched), or NULL at the page's end. print_id
+ * and offset are t's, given so that ring_walk's loop keeps them in
+ * registers across its handler's calls. */
+static inline __attribute__((always_inline)) const void *ring_page_next(struct ltap_tpsrc *t, struct ringpage *rp,
+									int *size, int print_id, uint64_t offset)
+{
+	const void *data;
+
+	while ((data = ringpage_next(rp, size)) != NULL && *(const uint16_t *)data == print_id &&
+	       clock_mark(t, data, *size, rp->ts + offset))
+		;
+	return data;
+}
+
 /* The next record of the loaded page, or the next page's first: a page
- * walked to its end goes back to the pool. ltap's clock marks are used
- * here and not dispatched. (Inlined in ring_walk's loop.) */
+ * walked to its end goes back to the pool. (Inlined in ring_walk's loop.) */
 static inline __attribute__((always_inline)) void ring_next(struct ltap_stream *s)
 {
 	struct cpu_ring *r = (struct cpu_ring *)s;
@@ -114,10 +128,7 @@ static inline __attribute__((always_inline)) void ring_next(struct ltap_stream *
 
 	for (;;) {
 		if (r->loaded) {
-			data = ringpage_next(&r->rp, &size);
-			if (data && *(const uint16_t *)data == r->t->print_id &&
-			    clock_mark(r->t, data, size, r->rp.ts + (uint64_t)r->t->offset))
-				continue;
+			data = ring_page_next(r->t, &r->rp, &size, r->t->print_id, (uint64_t)r->t->offset);
 			if (data)
 				break;
 			ring_page_done(r);
@@ -321,9 +332,7 @@ static int ring_walk(struct ltap_stream *s, uint64_t last, const volatile int *h
 			return e;
 		rp = r->rp;
 		rec = r->s.cur;
-		while ((data = ringpage_next(&rp, &size)) != NULL) {
-			if (*(const uint16_t *)data == print_id && clock_mark(t, data, size, rp.ts + offset))
-				continue;
+		while ((data = ring_page_next(t, &rp, &size, print_id, offset)) != NULL) {
 			rec.ts = ltap_ringclock_mono(&t->clock, rp.ts + offset);
 			rec.data = data;
 			rec.size = size;
